@@ -1,0 +1,13 @@
+"""SciArena: `python app.py` serves the arena (offline by default) on http://127.0.0.1:7860."""
+
+import logging
+
+from sciarena.config import Settings
+from sciarena.services import build_services
+from sciarena.ui import build_app, launch_kwargs
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = Settings.from_env()
+    services = build_services(settings)
+    build_app(services).queue(default_concurrency_limit=16).launch(**launch_kwargs())

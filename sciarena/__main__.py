@@ -1,0 +1,7 @@
+"""`python -m sciarena …` — see sciarena/cli.py."""
+
+import sys
+
+from sciarena.cli import main
+
+sys.exit(main())

@@ -1,0 +1,27 @@
+"""The command line: `python -m sciarena <command> …`.
+
+Each command lives next to the code it drives and registers itself here:
+  leaderboard  rank models from stored votes        (sciarena/leaderboard/cli.py)
+  index        build a local datastore from a corpus (sciarena/retrieval/cli.py)
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Sequence
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from sciarena.leaderboard import cli as leaderboard_cli
+    from sciarena.retrieval import cli as index_cli
+
+    parser = argparse.ArgumentParser(prog="python -m sciarena", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    leaderboard_cli.add_parser(commands)
+    index_cli.add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.run(args))

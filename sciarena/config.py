@@ -1,0 +1,72 @@
+"""Settings: the only place that reads the environment.
+
+``Settings.from_env()`` is called once by app.py / the CLI; everything else
+receives the resulting frozen object (or the part of it it needs).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+DEMO_CORPUS_DIR = PACKAGE_DIR / "data" / "corpus"
+DEFAULT_CATALOGUE = PACKAGE_DIR / "data" / "models.json"
+
+# Environment variables that carry secrets. Kept in Settings.secrets so providers
+# can look a key up by the name their catalogue entry gives, without reading os.environ.
+_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_KEY")
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: Path = Path("data")
+    retriever: str = "local"  # "local" | "local:DIR" | "semantic_scholar"
+    top_k: int = 30
+    max_question_chars: int = 4000
+    generation_timeout_s: float = 120.0
+    battle_ttl_s: float = 6 * 3600.0  # a battle older than this can no longer be voted on
+    models_file: Path | None = None  # user additions/overrides to the model catalogue
+    index_cache_dir: Path | None = None  # where the demo index is cached; None = build in memory
+    votes_repo: str | None = None
+    push_every_minutes: float = 5.0
+    id_salt: str = ""
+    seed: int | None = None  # fixed seed for pair sampling (tests, demos)
+    secrets: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+        env = dict(os.environ if environ is None else environ)
+        data_dir = Path(env.get("SCIARENA_DATA_DIR", "data"))
+        models = env.get("SCIARENA_MODELS")
+        seed = env.get("SCIARENA_SEED")
+        cache = env.get("SCIARENA_INDEX_CACHE")
+        return cls(
+            data_dir=data_dir,
+            retriever=env.get("SCIARENA_RETRIEVER", "local").strip() or "local",
+            top_k=_int(env, "SCIARENA_TOP_K", 30),
+            max_question_chars=_int(env, "SCIARENA_MAX_QUESTION_CHARS", 4000),
+            generation_timeout_s=float(env.get("SCIARENA_GENERATION_TIMEOUT", "120")),
+            models_file=Path(models) if models else None,
+            index_cache_dir=Path(cache) if cache else None,
+            votes_repo=env.get("SCIARENA_VOTES_REPO") or None,
+            push_every_minutes=float(env.get("SCIARENA_PUSH_EVERY_MINUTES", "5")),
+            id_salt=env.get("SCIARENA_ID_SALT", ""),
+            seed=int(seed) if seed else None,
+            secrets={k: v for k, v in env.items() if k.endswith(_SECRET_SUFFIXES) and v},
+        )
+
+    def secret(self, name: str) -> str | None:
+        return self.secrets.get(name)
+
+
+def _int(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name)
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError as err:
+        raise ValueError(f"{name} must be an integer, got {raw!r}") from err

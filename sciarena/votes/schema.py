@@ -1,0 +1,145 @@
+"""The vote record: a superset of the released SciArena fields.
+
+Every record carries every field (null when empty) so that
+``datasets.load_dataset`` never meets files with differing columns, and a
+``schema_version`` so readers can accept older records.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sciarena import __version__
+from sciarena.types import Battle, Reference, SideResult, Vote
+
+SCHEMA_VERSION = 1
+
+# The fields of the released yale-nlp/SciArena data, kept with the same names.
+RELEASED_FIELDS: tuple[str, ...] = (
+    "id",
+    "question",
+    "responseA",
+    "responseB",
+    "modelA",
+    "modelB",
+    "vote",
+    "citations_a",
+    "citations_b",
+    "question_type",
+    "subject",
+)
+
+# Our own fields, in the order they are written.
+OWN_FIELDS: tuple[str, ...] = (
+    "schema_version",
+    "timestamp",
+    "reason",
+    "voter_id",
+    "consent",
+    "retrieval_backend",
+    "retrieval_queries",
+    "retrieval_filters",  # JSON text: filter keys vary, a string column keeps the schema fixed
+    "context_ids",
+    "length_a",
+    "length_b",
+    "num_citations_a",
+    "num_citations_b",
+    "first_token_s_a",
+    "first_token_s_b",
+    "latency_s_a",
+    "latency_s_b",
+    "input_tokens_a",
+    "input_tokens_b",
+    "output_tokens_a",
+    "output_tokens_b",
+    "cost_usd_a",
+    "cost_usd_b",
+    "redacted_a",
+    "redacted_b",
+    "app_version",
+)
+
+VOTE_FIELDS: tuple[str, ...] = RELEASED_FIELDS + OWN_FIELDS
+
+CITATION_FIELDS: tuple[str, ...] = (
+    "number",
+    "id",
+    "concise_authors",
+    "title",
+    "authors",
+    "year",
+    "venue",
+    "url",
+    "content",
+)
+
+
+def citation_record(reference: Reference) -> dict[str, Any]:
+    paper = reference.paper
+    return {
+        "number": reference.number,
+        "id": paper.paper_id,
+        "concise_authors": paper.concise_authors,
+        "title": paper.title,
+        "authors": paper.author_line,
+        "year": paper.year,
+        "venue": paper.venue or None,
+        "url": paper.link,
+        "content": reference.context,
+    }
+
+
+def cited_references(battle: Battle, side: SideResult) -> list[Reference]:
+    by_number = {r.number: r for r in battle.retrieval.references}
+    cited = side.answer.cited if side.answer else ()
+    return [by_number[n] for n in cited if n in by_number]
+
+
+def vote_record(vote: Vote) -> dict[str, Any]:
+    """The JSON-ready record of a vote, with every field of VOTE_FIELDS."""
+    battle = vote.battle
+    a, b = battle.side_a, battle.side_b
+    if a is None or b is None or a.answer is None or b.answer is None:
+        raise ValueError("only a finished battle with two answers can be recorded")
+    record: dict[str, Any] = {
+        "id": battle.battle_id,
+        "question": battle.question,
+        "responseA": a.answer.text,
+        "responseB": b.answer.text,
+        "modelA": battle.model_a.name,
+        "modelB": battle.model_b.name,
+        "vote": vote.choice,
+        "citations_a": [citation_record(r) for r in cited_references(battle, a)],
+        "citations_b": [citation_record(r) for r in cited_references(battle, b)],
+        "question_type": battle.question_type or None,
+        "subject": battle.subject or None,
+        "schema_version": SCHEMA_VERSION,
+        "timestamp": vote.timestamp,
+        "reason": vote.reason or None,
+        "voter_id": vote.voter_id or None,
+        "consent": bool(vote.consent),
+        "retrieval_backend": battle.retrieval.backend,
+        "retrieval_queries": list(battle.retrieval.queries),
+        "retrieval_filters": json.dumps(dict(battle.retrieval.filters), sort_keys=True, default=str),
+        "context_ids": list(battle.retrieval.context_ids),
+        "length_a": len(a.answer.text),
+        "length_b": len(b.answer.text),
+        "num_citations_a": len(a.answer.cited),
+        "num_citations_b": len(b.answer.cited),
+        "first_token_s_a": a.first_token_s,
+        "first_token_s_b": b.first_token_s,
+        "latency_s_a": a.total_s,
+        "latency_s_b": b.total_s,
+        "input_tokens_a": a.usage.input_tokens,
+        "input_tokens_b": b.usage.input_tokens,
+        "output_tokens_a": a.usage.output_tokens,
+        "output_tokens_b": b.usage.output_tokens,
+        "cost_usd_a": a.cost_usd,
+        "cost_usd_b": b.cost_usd,
+        "redacted_a": a.answer.redacted,
+        "redacted_b": b.answer.redacted,
+        "app_version": __version__,
+    }
+    assert tuple(record) == VOTE_FIELDS, "vote_record and VOTE_FIELDS drifted apart"
+    return record
