@@ -121,9 +121,10 @@ class BattleRunner:
     def run(self, battle: Battle, request: GenerationRequest) -> Iterator[Progress]:
         """Yield snapshots until both sides have ended; the last one holds both SideResults."""
         from sciarena.identity import redact_identity
-        from sciarena.postprocess import ReasoningFilter, clean_answer
+        from sciarena.postprocess import ReasoningFilter, clean_answer, identity_exempt_text
 
         events: queue.Queue[_Event] = queue.Queue()
+        exempt = identity_exempt_text(request.question, request.references)
         start = self._clock()
         specs = {"a": battle.model_a, "b": battle.model_b}
         for side, spec in specs.items():
@@ -179,11 +180,11 @@ class BattleRunner:
                         shown[side] = results[side].answer.text
             # Redact while streaming too: a name shown mid-stream would break anonymity
             # even if the final answer is redacted.
-            yield Progress(redact_identity(shown["a"])[0], redact_identity(shown["b"])[0], battle)
+            yield Progress(redact_identity(shown["a"], exempt)[0], redact_identity(shown["b"], exempt)[0], battle)
 
         final = replace(battle, side_a=results["a"], side_b=results["b"])
-        yield Progress(redact_identity(_display(results["a"], shown["a"]))[0],
-                       redact_identity(_display(results["b"], shown["b"]))[0], final)
+        yield Progress(redact_identity(_display(results["a"], shown["a"]), exempt)[0],
+                       redact_identity(_display(results["b"], shown["b"]), exempt)[0], final)
 
     def _pump(self, side: str, spec: ModelSpec, request: GenerationRequest, events: queue.Queue[_Event]) -> None:
         provider = self._providers.get(spec.provider)
@@ -204,7 +205,7 @@ class BattleRunner:
     def _finish_side(self, spec: ModelSpec, raw: str, request: GenerationRequest, clean_answer,
                      first_token_s: float | None, total_s: float, usage: Usage) -> SideResult:
         try:
-            answer = clean_answer(raw, request.references)
+            answer = clean_answer(raw, request.references, request.question)
         except SciArenaError as err:
             return SideResult(model=spec, answer=None, error=str(err), first_token_s=first_token_s,
                               total_s=total_s, usage=usage)

@@ -65,11 +65,19 @@ class Services:
         return request, self.runner.run(battle, request)
 
 
+def open_retriever(settings: Settings) -> Retriever:
+    """The retriever named by SCIARENA_RETRIEVER."""
+    from sciarena.retrieval.local import open_local_retriever
+
+    if settings.retriever == "local" or settings.retriever.startswith("local:"):
+        return open_local_retriever(settings.retriever, cache_dir=settings.index_cache_dir, top_k=settings.top_k)
+    raise RetrievalError(f"Unknown SCIARENA_RETRIEVER {settings.retriever!r}; use local or local:DIR.")
+
+
 def build_services(settings: Settings) -> Services:
     """Everything the app needs, built once."""
     from sciarena.providers.catalogue import load_catalogue
     from sciarena.providers.registry import battle_pool, build_providers
-    from sciarena.retrieval import open_retriever
 
     start = time.perf_counter()
     retriever = open_retriever(settings)

@@ -1,0 +1,41 @@
+"""Launch the real app on loopback for end-to-end and browser tests."""
+
+from __future__ import annotations
+
+import socket
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from sciarena.config import Settings
+from sciarena.services import Services, build_services
+from sciarena.ui import build_app, launch_kwargs
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class RunningArena:
+    url: str
+    services: Services
+    data_dir: Path
+
+
+@contextmanager
+def running_arena(data_dir: Path, services: Services | None = None, **settings: object) -> Iterator[RunningArena]:
+    """The app as `python app.py` serves it, on a free loopback port, until the block ends."""
+    if services is None:
+        services = build_services(Settings(data_dir=data_dir, seed=0, **settings))  # type: ignore[arg-type]
+    demo = build_app(services).queue(default_concurrency_limit=16)
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
+                **launch_kwargs())
+    try:
+        yield RunningArena(url=f"http://127.0.0.1:{port}/", services=services, data_dir=data_dir)
+    finally:
+        demo.close()

@@ -1,0 +1,84 @@
+"""The arena through a real page: Debian's Chromium driven by Playwright.
+
+Screenshots land in test-artifacts/ (wide and narrow windows) so a person can look at them.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from arena_server import running_arena
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+QUESTION = "What are the main challenges of using deep learning for medical image diagnosis?"
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Chromium is missing: `bash scripts/test` installs Debian's chromium package")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory):
+    with running_arena(tmp_path_factory.mktemp("data")) as running:
+        yield running
+
+
+@pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
+def test_battle_vote_and_leaderboard_in_the_page(browser, arena, width, height):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(arena.url, wait_until="networkidle")
+    vote_a = page.locator("#vote-a")
+    assert vote_a.is_disabled()
+
+    page.locator("#question textarea").fill(QUESTION)
+    page.locator("#send").click()
+    page.wait_for_function("() => !document.querySelector('#vote-a').disabled", timeout=30_000)
+    text_a = page.locator("#answer-a").inner_text()
+    text_b = page.locator("#answer-b").inner_text()
+    assert "[1]" in text_a + text_b
+    names = [m.name for m in arena.services.pool.active]
+    page_text = page.locator("body").inner_text()
+    assert not any(name in page_text for name in names), "a model name is visible before the vote"
+    page.screenshot(path=str(ARTIFACTS / f"arena-{width}-before-vote.png"), full_page=True)
+
+    records_before = len(list(arena.services.store.records()))
+    page.locator("#reason textarea").fill("Better grounded in the cited papers.")
+    vote_a.click()
+    page.wait_for_function("() => document.querySelector('#model-names').innerText.includes('Model A:')",
+                           timeout=15_000)
+    reveal = page.locator("#model-names").inner_text()
+    assert any(name in reveal for name in names)
+    assert page.locator("#vote-b").is_disabled()
+    assert len(list(arena.services.store.records())) == records_before + 1
+    page.screenshot(path=str(ARTIFACTS / f"arena-{width}-after-vote.png"), full_page=True)
+
+    page.reload(wait_until="networkidle")
+    page.get_by_role("tab", name="Leaderboard").click()
+    table = page.locator("#leaderboard-table")
+    table.wait_for(timeout=15_000)
+    page.wait_for_function(
+        "() => document.querySelector('#leaderboard-table') && "
+        "document.querySelector('#leaderboard-table').innerText.includes('Rating')", timeout=15_000)
+    record = list(arena.services.store.records())[-1]
+    assert record["modelA"] in table.inner_text()
+    page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}.png"), full_page=True)
+    page.close()
