@@ -120,11 +120,11 @@ class BattleRunner:
 
     def run(self, battle: Battle, request: GenerationRequest) -> Iterator[Progress]:
         """Yield snapshots until both sides have ended; the last one holds both SideResults."""
-        from sciarena.identity import redact_identity
-        from sciarena.postprocess import ReasoningFilter, clean_answer, identity_exempt_text
+        from sciarena.identity import redact_identity, topic_text
+        from sciarena.postprocess import ReasoningFilter, clean_answer
 
         events: queue.Queue[_Event] = queue.Queue()
-        exempt = identity_exempt_text(request.question, request.references)
+        exempt = topic_text(request.question, request.references)
         start = self._clock()
         specs = {"a": battle.model_a, "b": battle.model_b}
         for side, spec in specs.items():
