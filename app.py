@@ -1,6 +1,8 @@
 """SciArena: `python app.py` serves the arena (offline by default) on http://127.0.0.1:7860."""
 
 import logging
+import signal
+import sys
 
 from sciarena.config import Settings
 from sciarena.services import build_services
@@ -8,6 +10,11 @@ from sciarena.ui import build_app, launch_kwargs
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Spaces stop containers with SIGTERM; exiting normally lets the Hub sync make its final push.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     settings = Settings.from_env()
     services = build_services(settings)
+    if services.hub_sync is not None:
+        services.hub_sync.start()
+    services.votes.refresh_in_background()
     build_app(services).queue(default_concurrency_limit=16).launch(**launch_kwargs())

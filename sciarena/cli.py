@@ -3,6 +3,7 @@
 Each command lives next to the code it drives and registers itself here:
   leaderboard  rank models from stored votes        (sciarena/leaderboard/cli.py)
   index        build a local datastore from a corpus (sciarena/retrieval/cli.py)
+  export       write votes in the released SciArena schema (sciarena/votes/cli.py)
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from typing import Sequence
 def build_parser() -> argparse.ArgumentParser:
     from sciarena.leaderboard import cli as leaderboard_cli
     from sciarena.retrieval import cli as index_cli
+    from sciarena.votes import cli as export_cli
 
     parser = argparse.ArgumentParser(prog="python -m sciarena", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     leaderboard_cli.add_parser(commands)
     index_cli.add_parser(commands)
+    export_cli.add_parser(commands)
     return parser
 
 

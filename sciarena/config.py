@@ -24,6 +24,15 @@ _SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_KEY")
 class Settings:
     data_dir: Path = Path("data")
     retriever: str = "local"  # "local" | "local:DIR" | "semantic_scholar"
+    retriever_fallback: str = ""  # "local" | "local:DIR": answers when Semantic Scholar fails
+    s2_base_url: str = "https://api.semanticscholar.org/graph/v1/"
+    s2_timeout_s: float = 10.0
+    rewrite_model: str = ""  # a chat model that rewrites questions into search queries; "" = none
+    rewrite_base_url: str | None = None  # OpenAI-compatible endpoint of that model; None = OpenAI
+    rewrite_key_env: str = "OPENAI_API_KEY"
+    reranker: str = "bm25"  # "bm25" | "dense" (needs the optional embedding extra)
+    moderation: str = "auto"  # "auto" (OpenAI when OPENAI_API_KEY is set, else local) | "openai" | "local" | "off"
+    moderation_base_url: str | None = None
     top_k: int = 30
     max_question_chars: int = 4000
     generation_timeout_s: float = 120.0
@@ -34,6 +43,7 @@ class Settings:
     push_every_minutes: float = 5.0
     id_salt: str = ""
     seed: int | None = None  # fixed seed for pair sampling (tests, demos)
+    oauth_enabled: bool = False  # a Space with hf_oauth: true (it sets OAUTH_CLIENT_ID): offer "Sign in"
     secrets: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -46,6 +56,15 @@ class Settings:
         return cls(
             data_dir=data_dir,
             retriever=env.get("SCIARENA_RETRIEVER", "local").strip() or "local",
+            retriever_fallback=env.get("SCIARENA_RETRIEVER_FALLBACK", "").strip(),
+            s2_base_url=env.get("S2_BASE_URL") or cls.s2_base_url,
+            s2_timeout_s=float(env.get("S2_TIMEOUT", "10")),
+            rewrite_model=env.get("SCIARENA_REWRITE_MODEL", "").strip(),
+            rewrite_base_url=env.get("SCIARENA_REWRITE_BASE_URL") or None,
+            rewrite_key_env=env.get("SCIARENA_REWRITE_KEY_ENV") or "OPENAI_API_KEY",
+            reranker=env.get("SCIARENA_RERANKER", "bm25").strip() or "bm25",
+            moderation=env.get("SCIARENA_MODERATION", "auto").strip() or "auto",
+            moderation_base_url=env.get("SCIARENA_MODERATION_BASE_URL") or None,
             top_k=_int(env, "SCIARENA_TOP_K", 30),
             max_question_chars=_int(env, "SCIARENA_MAX_QUESTION_CHARS", 4000),
             generation_timeout_s=float(env.get("SCIARENA_GENERATION_TIMEOUT", "120")),
@@ -55,6 +74,7 @@ class Settings:
             push_every_minutes=float(env.get("SCIARENA_PUSH_EVERY_MINUTES", "5")),
             id_salt=env.get("SCIARENA_ID_SALT", ""),
             seed=int(seed) if seed else None,
+            oauth_enabled=bool(env.get("OAUTH_CLIENT_ID")),
             secrets={k: v for k, v in env.items() if k.endswith(_SECRET_SUFFIXES) and v},
         )
 

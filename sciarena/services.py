@@ -11,37 +11,31 @@ import logging
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Iterator, Protocol
+from typing import Iterator
 
 from sciarena.battle import BattleRunner, Progress, new_battle, sample_pair, validate_question
 from sciarena.classify import classify_question, infer_subject
 from sciarena.config import Settings
 from sciarena.errors import RetrievalError, SciArenaError
-from sciarena.types import GenerationRequest, ModelSpec, Retrieval
+from sciarena.providers.registry import Pool
+from sciarena.retrieval.choose import Retriever, open_retriever
+from sciarena.types import GenerationRequest
+from sciarena.votes.hub import HubSync
+from sciarena.votes.load import VoteSource
 from sciarena.votes.store import LocalVoteStore
 
 log = logging.getLogger(__name__)
-
-
-class Retriever(Protocol):
-    def retrieve(self, question: str) -> Retrieval: ...
-
-
-@dataclass(frozen=True)
-class PoolView:
-    """Which models can battle now, and why the others cannot (shown in the About tab)."""
-
-    active: tuple[ModelSpec, ...]
-    inactive: tuple[tuple[ModelSpec, str], ...] = ()
 
 
 @dataclass(frozen=True)
 class Services:
     settings: Settings
     retriever: Retriever
-    pool: PoolView
+    pool: Pool  # which models can battle now, and why the others cannot (About tab)
     runner: BattleRunner
     store: LocalVoteStore
+    votes: VoteSource  # what the leaderboard reads: Hub copies + local shards, each shard once
+    hub_sync: HubSync | None = None  # pushes local shards to the votes dataset; started by app.py
     rng: random.Random = field(default_factory=random.Random, compare=False)
     started_in_s: float = 0.0
 
@@ -65,33 +59,31 @@ class Services:
         return request, self.runner.run(battle, request)
 
 
-def open_retriever(settings: Settings) -> Retriever:
-    """The retriever named by SCIARENA_RETRIEVER."""
-    from sciarena.retrieval.local import open_local_retriever
-
-    if settings.retriever == "local" or settings.retriever.startswith("local:"):
-        return open_local_retriever(settings.retriever, cache_dir=settings.index_cache_dir, top_k=settings.top_k)
-    raise RetrievalError(f"Unknown SCIARENA_RETRIEVER {settings.retriever!r}; use local or local:DIR.")
-
-
 def build_services(settings: Settings) -> Services:
     """Everything the app needs, built once."""
     from sciarena.providers.catalogue import load_catalogue
     from sciarena.providers.registry import battle_pool, build_providers
+    from sciarena.votes.hub import open_hub_sync
+    from sciarena.votes.load import open_vote_source
 
     start = time.perf_counter()
     retriever = open_retriever(settings)
     catalogue = load_catalogue(settings)
     providers = build_providers(settings, catalogue)
     pool = battle_pool(catalogue, providers)
-    view = PoolView(active=tuple(pool.active), inactive=tuple(pool.inactive))
     rng = random.Random(settings.seed)
+    votes_folder = LocalVoteStore.folder_for(settings.data_dir)
+    # Created here but started by app.py: building services must not start threads or touch the network.
+    hub_sync = open_hub_sync(settings, votes_folder)
+    store = LocalVoteStore(settings.data_dir, external_lock=hub_sync.lock if hub_sync else None)
     return Services(
         settings=settings,
         retriever=retriever,
-        pool=view,
+        pool=pool,
         runner=BattleRunner(providers, timeout_s=settings.generation_timeout_s),
-        store=LocalVoteStore(settings.data_dir),
+        store=store,
+        votes=open_vote_source(settings, votes_folder),
+        hub_sync=hub_sync,
         rng=rng,
         started_in_s=time.perf_counter() - start,
     )

@@ -41,7 +41,7 @@ def test_battle_vote_record_and_leaderboard(arena):
     assert "[1]" in answer_a + answer_b
     assert "References cited" in refs_a and "Retrieved" in status
 
-    reveal = client.predict("A", "  clearer synthesis  ", api_name="/vote")
+    reveal = client.predict("A", "  clearer synthesis  ", True, api_name="/vote")
     records = stored(arena)
     assert len(records) == before + 1
     record = records[-1]
@@ -65,23 +65,34 @@ def test_battle_vote_record_and_leaderboard(arena):
 def test_one_vote_per_battle(arena):
     client = Client(arena.url, verbose=False)
     client.predict(QUESTION, api_name="/battle")
-    client.predict("tie", "", api_name="/vote")
+    client.predict("tie", "", True, api_name="/vote")
     count = len(stored(arena))
     with pytest.raises(Exception, match="already voted"):
-        client.predict("B", "", api_name="/vote")
+        client.predict("B", "", True, api_name="/vote")
     assert len(stored(arena)) == count
 
 
 def test_vote_without_a_battle_is_refused(arena):
     with pytest.raises(Exception, match="no battle"):
-        Client(arena.url, verbose=False).predict("A", "", api_name="/vote")
+        Client(arena.url, verbose=False).predict("A", "", True, api_name="/vote")
 
 
 def test_unknown_choice_is_refused(arena):
     client = Client(arena.url, verbose=False)
     client.predict(QUESTION, api_name="/battle")
     with pytest.raises(Exception, match="must be one of"):
-        client.predict("C", "", api_name="/vote")
+        client.predict("C", "", True, api_name="/vote")
+
+
+def test_a_vote_without_consent_is_refused_and_can_be_given_after(arena):
+    client = Client(arena.url, verbose=False)
+    client.predict(QUESTION, api_name="/battle")
+    count = len(stored(arena))
+    with pytest.raises(Exception, match="agree to the terms"):
+        client.predict("A", "", False, api_name="/vote")
+    assert len(stored(arena)) == count
+    client.predict("A", "", True, api_name="/vote")
+    assert stored(arena)[-1]["consent"] is True
 
 
 @pytest.mark.parametrize("question, message", [("   ", "type a question"), ("x" * 4001, "limit is 4,000")])

@@ -45,7 +45,8 @@ def arena(tmp_path_factory):
 def test_battle_vote_and_leaderboard_in_the_page(browser, arena, width, height):
     ARTIFACTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": width, "height": height})
-    page.goto(arena.url, wait_until="networkidle")
+    page.goto(arena.url, wait_until="domcontentloaded")
+    page.locator("#send").wait_for(timeout=30_000)
     vote_a = page.locator("#vote-a")
     assert vote_a.is_disabled()
 
@@ -63,6 +64,10 @@ def test_battle_vote_and_leaderboard_in_the_page(browser, arena, width, height):
     records_before = len(list(arena.services.store.records()))
     page.locator("#reason textarea").fill("Better grounded in the cited papers.")
     vote_a.click()
+    page.wait_for_function("() => document.body.innerText.includes('agree to the terms')", timeout=10_000)
+    assert len(list(arena.services.store.records())) == records_before, "voted without consent"
+    page.locator("#consent input").check()
+    vote_a.click()
     page.wait_for_function("() => document.querySelector('#model-names').innerText.includes('Model A:')",
                            timeout=15_000)
     reveal = page.locator("#model-names").inner_text()
@@ -71,14 +76,14 @@ def test_battle_vote_and_leaderboard_in_the_page(browser, arena, width, height):
     assert len(list(arena.services.store.records())) == records_before + 1
     page.screenshot(path=str(ARTIFACTS / f"arena-{width}-after-vote.png"), full_page=True)
 
-    page.reload(wait_until="networkidle")
+    page.reload(wait_until="domcontentloaded")
     page.get_by_role("tab", name="Leaderboard").click()
     table = page.locator("#leaderboard-table")
-    table.wait_for(timeout=15_000)
-    page.wait_for_function(
-        "() => document.querySelector('#leaderboard-table') && "
-        "document.querySelector('#leaderboard-table').innerText.includes('Rating')", timeout=15_000)
     record = list(arena.services.store.records())[-1]
-    assert record["modelA"] in table.inner_text()
+    page.wait_for_function(
+        "name => (document.querySelector('#leaderboard-table')?.innerText || '').includes(name)",
+        arg=record["modelA"], timeout=20_000)
+    assert record["modelB"] in table.inner_text()
+    page.locator("#ratings-plot").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}.png"), full_page=True)
     page.close()

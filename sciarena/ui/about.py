@@ -37,8 +37,11 @@ Please do not enter personal or confidential information.
 
 ## Getting the votes
 Votes are appended to JSON-lines files under the data folder (`SCIARENA_DATA_DIR`, default `./data/votes/`),
-one file per process and day. Rebuild the leaderboard from them with
-`python -m sciarena leaderboard --votes data/votes --format table`.
+one file per process and day, and — when the arena is configured with a votes dataset — pushed to the
+Hugging Face Hub every few minutes. Load them with `sciarena.votes.load("<folder or dataset repo>")` or
+`datasets.load_dataset("<repo>", data_files="data/**/*.jsonl")`; rank models with
+`python -m sciarena leaderboard --votes data/votes --format table`; write the released SciArena schema with
+`python -m sciarena export --votes data/votes --to sciarena-release --out votes.json`.
 """
 
 
@@ -50,6 +53,16 @@ def pool_markdown(services: Services) -> str:
     for spec, why in services.pool.inactive:
         lines.append(f"| {escape(spec.name)} | ⏸ inactive — {escape(why)} |")
     return "\n".join(lines)
+
+
+def storage_status(services: Services) -> str:
+    """Where votes go now, and how the last push to the Hub went (refreshed on page load)."""
+    from sciarena.votes.hub import local_only_status
+
+    if services.hub_sync is None:
+        return f"**Vote storage:** {escape(local_only_status())}"
+    repo = escape(services.settings.votes_repo or "")
+    return f"**Vote storage:** dataset `{repo}` — {escape(services.hub_sync.status())}"
 
 
 def about_markdown(services: Services) -> str:

@@ -13,9 +13,10 @@ import gradio as gr
 
 from sciarena.services import Services
 from sciarena.ui import render
-from sciarena.ui.about import about_markdown
+from sciarena.ui.about import about_markdown, storage_status
 from sciarena.ui.handlers import ArenaHandlers, ArenaSession
 from sciarena.ui.leaderboard_tab import LeaderboardTab
+from sciarena.votes.voter import CONSENT_LABEL
 
 CSS = """
 .answer-box { min-height: 14rem; padding: 0.75rem 1rem; border: 1px solid var(--border-color-primary);
@@ -25,8 +26,8 @@ CSS = """
 #status { color: var(--body-text-color-subdued); }
 """
 
-VOTE_BUTTONS = (("vote-a", "👈 A is better", "A"), ("vote-b", "👉 B is better", "B"),
-                ("vote-tie", "🤝 Tie", "tie"), ("vote-bad", "👎 Both are bad", "bad"))
+VOTE_BUTTONS = (("vote-a", "A is better", "A"), ("vote-b", "B is better", "B"),
+                ("vote-tie", "Tie", "tie"), ("vote-bad", "Both are bad", "bad"))
 
 
 def build_app(services: Services) -> gr.Blocks:
@@ -34,7 +35,7 @@ def build_app(services: Services) -> gr.Blocks:
     leaderboard = LeaderboardTab(services)
     with gr.Blocks(title="SciArena — literature QA arena") as demo:
         session = gr.State(ArenaSession())
-        gr.Markdown("# 🔬 SciArena\nAsk a question about the scientific literature. Papers are retrieved once; "
+        gr.Markdown("# SciArena\nAsk a question about the scientific literature. Papers are retrieved once; "
                     "two anonymous models answer from the same papers with numbered citations. "
                     "Read both, then vote — the names are revealed after your vote.")
         with gr.Tab("Arena", id="arena"):
@@ -42,7 +43,7 @@ def build_app(services: Services) -> gr.Blocks:
                                   placeholder="e.g. How does retrieval-augmented generation reduce hallucination?")
             with gr.Row():
                 send = gr.Button("Send", variant="primary", elem_id="send", scale=3)
-                new_battle = gr.Button("🔄 New battle", elem_id="new-battle", scale=1)
+                new_battle = gr.Button("New battle", elem_id="new-battle", scale=1)
             gr.Examples(examples=[[q] for qs in render.EXAMPLE_QUESTIONS.values() for q in qs],
                         inputs=[question], label="Example questions (two per discipline)")
             status = gr.Markdown("", elem_id="status")
@@ -56,6 +57,10 @@ def build_app(services: Services) -> gr.Blocks:
                     answer_b = gr.Markdown(elem_id="answer-b", elem_classes="answer-box")
                     refs_b = gr.Markdown(elem_id="references-b")
             with gr.Row():
+                consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3)
+                if services.settings.oauth_enabled:
+                    gr.LoginButton(scale=1)  # optional: a signed-in vote is recorded under the HF username
+            with gr.Row():
                 buttons = [gr.Button(label, elem_id=eid, interactive=False, min_width=120)
                            for eid, label, _ in VOTE_BUTTONS]
             reason = gr.Textbox(label="Why? (optional — helps others learn from your vote)", elem_id="reason",
@@ -66,6 +71,7 @@ def build_app(services: Services) -> gr.Blocks:
         with gr.Tab("Leaderboard", id="leaderboard"):
             lb_outputs = leaderboard.build()
         with gr.Tab("About", id="about"):
+            storage = gr.Markdown(elem_id="storage-status")
             gr.Markdown(about_markdown(services))
 
         answers = [answer_a, answer_b, refs_a, refs_b, status, session]
@@ -85,11 +91,19 @@ def build_app(services: Services) -> gr.Blocks:
         question.submit(None, None, None, js="() => document.querySelector('#send')?.click()",
                         api_visibility="private")
 
+        def vote_and_close(value: str):
+            # The reveal and the closed buttons arrive in one update: no moment where the
+            # names are shown and voting still looks open.
+            def handler(reason_text: str, agreed: bool, state: ArenaSession, request: gr.Request,
+                        profile: gr.OAuthProfile | None) -> list:
+                reveal, new_state = handlers.vote(value, reason_text, agreed, state, request, profile)
+                return [reveal, new_state, *vote_controls(new_state)]
+            return handler
+
         for button, (_, _, value) in zip(buttons, VOTE_BUTTONS):
-            (button.click(partial(handlers.vote, value), [reason, session], [model_names, session],
-                          api_visibility="private")
-             .then(vote_controls, [session], controls, api_visibility="private", queue=False))
-        choice.submit(handlers.vote, [choice, reason, session], [model_names, session], api_name="vote")
+            button.click(vote_and_close(value), [reason, consent, session], [model_names, session, *controls],
+                         api_visibility="private")
+        choice.submit(handlers.vote, [choice, reason, consent, session], [model_names, session], api_name="vote")
 
         def reset() -> list:
             return ["", "", "", "", "", "", ArenaSession(), ""] + [gr.update(interactive=False)] * len(controls)
@@ -97,9 +111,13 @@ def build_app(services: Services) -> gr.Blocks:
         new_battle.click(reset, None, [question, answer_a, answer_b, refs_a, refs_b, status, session,
                                        model_names, *controls], api_visibility="private", queue=False)
         demo.load(leaderboard.refresh, None, lb_outputs, api_visibility="private")
+        demo.load(partial(storage_status, services), None, storage, api_visibility="private", queue=False)
     return demo
 
 
 def launch_kwargs() -> dict:
     """Options for demo.launch(): Gradio 6 takes theme and css there."""
-    return {"css": CSS, "theme": gr.themes.Soft(primary_hue="teal")}
+    # System fonts: the default theme fetches Google Fonts, which stalls the page when offline.
+    theme = gr.themes.Soft(primary_hue="teal", font=["ui-sans-serif", "system-ui", "sans-serif"],
+                           font_mono=["ui-monospace", "SFMono-Regular", "monospace"])
+    return {"css": CSS, "theme": theme}

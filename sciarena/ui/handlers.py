@@ -8,7 +8,6 @@ anonymous texts until the vote is written. Every user-facing failure is a
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from dataclasses import dataclass, replace
@@ -23,6 +22,7 @@ from sciarena.types import CHOICES, Battle, Vote
 from sciarena.ui import render
 from sciarena.votes.schema import vote_record
 from sciarena.votes.store import utc_now_iso
+from sciarena.votes.voter import require_consent, voter_id
 
 log = logging.getLogger(__name__)
 
@@ -73,9 +73,10 @@ class ArenaHandlers:
             current,
         )
 
-    def vote(self, choice: str, reason: str | None, session: ArenaSession | None,
-             request: gr.Request | None = None) -> tuple[str, ArenaSession]:
-        """Record the vote durably, then reveal the names. Refuses anything but one vote per finished battle."""
+    def vote(self, choice: str, reason: str | None, consent: bool | None, session: ArenaSession | None,
+             request: gr.Request | None = None, profile: gr.OAuthProfile | None = None,
+             ) -> tuple[str, ArenaSession]:
+        """Record the vote durably, then reveal the names. Refuses anything but one consented vote per finished battle."""
         normalised = {c.lower(): c for c in CHOICES}.get((choice or "").strip().lower())
         if normalised is None:
             raise gr.Error("A vote must be one of: A, B, tie, bad.", print_exception=False)
@@ -91,21 +92,16 @@ class ArenaHandlers:
             raise gr.Error("One of the answers failed, so this battle cannot be voted on.", print_exception=False)
         if time.time() - battle.created_at > self.services.settings.battle_ttl_s:
             raise gr.Error("This battle has expired; please start a new one.", print_exception=False)
-        vote = Vote(battle=battle, choice=normalised, reason=(reason or "").strip()[:MAX_REASON_CHARS],  # type: ignore[arg-type]
-                    voter_id=self._voter_id(request), consent=True, timestamp=utc_now_iso())
         try:
+            require_consent(consent)
+            who = voter_id(getattr(profile, "username", None), getattr(request, "session_hash", None),
+                           self.services.settings.id_salt)
+            vote = Vote(battle=battle, choice=normalised, reason=(reason or "").strip()[:MAX_REASON_CHARS],  # type: ignore[arg-type]
+                        voter_id=who, consent=True, timestamp=utc_now_iso())
             self.services.store.append(vote_record(vote))
         except SciArenaError as err:
             raise gr.Error(str(err), print_exception=False) from None
         return render.reveal_markdown(battle, normalised), replace(session, voted=True)  # type: ignore[arg-type]
-
-    def _voter_id(self, request: gr.Request | None) -> str:
-        """A salted hash of the browser session: stable within a visit, never an IP address."""
-        session_hash = getattr(request, "session_hash", None) or ""
-        if not session_hash:
-            return ""
-        salt = self.services.settings.id_salt
-        return "anon-" + hashlib.sha256(f"{salt}:{session_hash}".encode()).hexdigest()[:16]
 
 
 def _safe_error(error: str | None) -> str | None:

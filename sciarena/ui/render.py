@@ -45,7 +45,8 @@ def answer_markdown(text: str, error: str | None = None) -> str:
 
 def reference_line(ref: Reference) -> str:
     paper = ref.paper
-    parts = [f"**[{ref.number}]** {escape(paper.title)}.", escape(paper.author_line) + "."]
+    authors = escape(paper.author_line)
+    parts = [f"**[{ref.number}]** {escape(paper.title)}.", authors if authors.endswith(".") else authors + "."]
     if paper.year:
         parts.append(f"{paper.year}.")
     if paper.venue:
@@ -69,7 +70,8 @@ def cited_markdown(side: SideResult | None, retrieval: Retrieval) -> str:
 def retrieval_status(retrieval: Retrieval) -> str:
     papers = len(retrieval.references)
     passages = sum(len(r.passages) for r in retrieval.references)
-    source = "the bundled demo corpus" if retrieval.backend == "local:demo" else escape(retrieval.backend)
+    source = {"local:demo": "the bundled demo corpus", "semantic_scholar": "Semantic Scholar"}.get(
+        retrieval.backend, escape(retrieval.backend))
     text = (f"Retrieved {passages} passages from {papers} papers ({source}) in "
             f"{retrieval.seconds * 1000:.0f} ms. Both models see the same references.")
     if retrieval.note:

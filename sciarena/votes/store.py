@@ -33,12 +33,17 @@ class LocalVoteStore:
     """Appends vote records as JSON lines; thread-safe; refuses a second record per battle."""
 
     def __init__(self, data_dir: Path, external_lock: AbstractContextManager[Any] | None = None) -> None:
-        self.root = Path(data_dir) / VOTES_SUBDIR
+        self.root = self.folder_for(data_dir)
         self._process_tag = uuid.uuid4().hex
         self._lock = threading.Lock()
         # The Hub scheduler's lock, when syncing: a push never sees half a line.
         self._external_lock = external_lock or nullcontext()
         self._written: set[str] = set()
+
+    @staticmethod
+    def folder_for(data_dir: Path) -> Path:
+        """Where a store under ``data_dir`` keeps its shards (the folder the Hub sync pushes)."""
+        return Path(data_dir) / VOTES_SUBDIR
 
     def path_for(self, day: str) -> Path:
         return self.root / day / f"votes-{self._process_tag}.jsonl"
