@@ -1,0 +1,72 @@
+"""Providers from the catalogue, and the battle pool they make possible.
+
+Availability is decided cheaply at start (key present, package importable,
+file on disk) and never by calling a server: a model whose provider later
+fails is handled by the battle runner like any other failure.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from sciarena.config import Settings
+from sciarena.providers.catalogue import Catalogue, Endpoint
+from sciarena.types import ModelSpec, Provider
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Models that can battle now, and the others with the reason they cannot."""
+
+    active: tuple[ModelSpec, ...]
+    inactive: tuple[tuple[ModelSpec, str], ...] = ()
+
+
+def build_providers(settings: Settings, catalogue: Catalogue) -> dict[str, Provider]:
+    """One provider per endpoint, plus "offline" and "gguf"; keys come from ``settings.secret``."""
+    from sciarena.providers.local_gguf import LocalGGUFProvider
+    from sciarena.providers.offline import OfflineProvider
+
+    providers: dict[str, Provider] = {
+        "offline": OfflineProvider(),
+        "gguf": LocalGGUFProvider(timeout=settings.generation_timeout_s),
+    }
+    for key, endpoint in catalogue.endpoints.items():
+        providers[key] = endpoint_provider(endpoint, settings)
+    return providers
+
+
+def endpoint_provider(endpoint: Endpoint, settings: Settings) -> Provider:
+    """The provider for one catalogue endpoint (its key looked up in the settings' secrets)."""
+    from sciarena.providers.openai_compat import OpenAICompatibleProvider
+    from sciarena.providers.together_provider import TogetherProvider
+
+    api_key = settings.secret(endpoint.key_env) if endpoint.key_env else None
+    cls = TogetherProvider if endpoint.client == "together" else OpenAICompatibleProvider
+    return cls(name=endpoint.key, base_url=endpoint.base_url, api_key=api_key, key_env=endpoint.key_env,
+               timeout=settings.generation_timeout_s)
+
+
+def battle_pool(catalogue: Catalogue, providers: Mapping[str, Provider]) -> Pool:
+    """Split the catalogue into models that can battle now and the rest, with reasons."""
+    active: list[ModelSpec] = []
+    inactive: list[tuple[ModelSpec, str]] = []
+    for spec in catalogue.models:
+        provider = providers.get(spec.provider)
+        if provider is None:
+            reason: str | None = f"no provider named {spec.provider!r} is configured"
+        else:
+            try:
+                reason = provider.unavailable_reason(spec)
+            except Exception as err:  # a broken check must not keep the app from starting
+                log.warning("availability check failed for %s: %s", spec.name, type(err).__name__)
+                reason = f"availability check failed ({type(err).__name__})"
+        if reason is None:
+            active.append(spec)
+        else:
+            inactive.append((spec, reason))
+    return Pool(active=tuple(active), inactive=tuple(inactive))
