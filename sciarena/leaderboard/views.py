@@ -1,0 +1,97 @@
+"""Tables derived from votes and leaderboards: head-to-head matrices, display rows, cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from sciarena.leaderboard.compute import Leaderboard
+from sciarena.leaderboard.data import OUTCOME_A, OUTCOME_B, VoteTable
+
+
+@dataclass(frozen=True, eq=False)
+class HeadToHead:
+    """wins[i, j]: votes where model i beat model j; battles[i, j]: all their battles
+    (ties and both-bad included); win_rate[i, j] = wins[i, j] / (wins[i, j] + wins[j, i]),
+    ties excluded, NaN when the two never had a decisive battle."""
+
+    models: tuple[str, ...]
+    wins: np.ndarray
+    battles: np.ndarray
+    win_rate: np.ndarray
+
+
+def head_to_head(table: VoteTable, models: Sequence[str] | None = None) -> HeadToHead:
+    """Head-to-head matrices, for ``models`` in that order (default: all, table order)."""
+    m = len(table.models)
+    order = (list(range(m)) if models is None
+             else [table.models.index(name) for name in models])
+    a, b, o = table.a.astype(np.int64), table.b.astype(np.int64), table.outcome
+    wins = (np.bincount(a[o == OUTCOME_A] * m + b[o == OUTCOME_A], minlength=m * m)
+            + np.bincount(b[o == OUTCOME_B] * m + a[o == OUTCOME_B], minlength=m * m)).reshape(m, m)
+    battles = np.bincount(a * m + b, minlength=m * m).reshape(m, m)
+    battles = battles + battles.T
+    idx = np.ix_(order, order)
+    wins, battles = wins[idx], battles[idx]
+    decisive = wins + wins.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(decisive > 0, wins / decisive, np.nan)
+    return HeadToHead(tuple(table.models[i] for i in order), wins, battles, rate)
+
+
+def cost_per_100_calls(price_in_per_m: float, price_out_per_m: float,
+                       mean_input_tokens: float, mean_output_tokens: float) -> float:
+    """US dollars for 100 calls at the given prices (per million tokens) and mean tokens."""
+    return 100.0 * (mean_input_tokens * price_in_per_m + mean_output_tokens * price_out_per_m) / 1e6
+
+
+def mean_tokens(table: VoteTable) -> dict[str, tuple[float, float]]:
+    """Mean (input, output) tokens per call for each model, from votes that record them."""
+    m = len(table.models)
+    out: dict[str, tuple[float, float]] = {}
+    tokens_in, tokens_out = table.features["input_tokens"], table.features["output_tokens"]
+    sums = np.zeros((m, 2))
+    counts = np.zeros(m)
+    for side, idx in ((0, table.a), (1, table.b)):
+        ok = np.isfinite(tokens_in[:, side]) & np.isfinite(tokens_out[:, side])
+        sums[:, 0] += np.bincount(idx[ok], tokens_in[ok, side], minlength=m)
+        sums[:, 1] += np.bincount(idx[ok], tokens_out[ok, side], minlength=m)
+        counts += np.bincount(idx[ok], minlength=m)
+    for i in np.flatnonzero(counts):
+        out[table.models[i]] = (float(sums[i, 0] / counts[i]), float(sums[i, 1] / counts[i]))
+    return out
+
+
+def table_rows(
+    lb: Leaderboard,
+    prices: Mapping[str, tuple[float, float]] | None = None,
+    tokens: Mapping[str, tuple[float, float]] | None = None,
+) -> list[dict[str, Any]]:
+    """Display rows (one dict per model, flat columns) for a UI table.
+
+    ``prices``: model → (USD per million input tokens, per million output tokens);
+    ``tokens``: model → (mean input tokens, mean output tokens) per call (see
+    :func:`mean_tokens`). "Cost / 100 calls" is None when either is unknown.
+    """
+    rows = []
+    for row in lb.rows:
+        entry: dict[str, Any] = {
+            "Rank": row.rank,
+            "Model": row.model + (" (provisional)" if row.provisional else ""),
+            "Rating": round(row.rating, 1),
+            "95% CI": f"+{row.ci_upper - row.rating:.1f} / -{row.rating - row.ci_lower:.1f}",
+            "Battles": row.battles,
+        }
+        for key in lb.by:
+            for group in lb.groups.get(key, ()):
+                value = row.groups.get(key, {}).get(group)
+                entry[group] = None if value is None else round(value, 1)
+        if prices is not None:
+            price, used = prices.get(row.model), (tokens or {}).get(row.model)
+            entry["Cost / 100 calls"] = (
+                None if price is None or used is None
+                else round(cost_per_100_calls(price[0], price[1], used[0], used[1]), 4))
+        rows.append(entry)
+    return rows

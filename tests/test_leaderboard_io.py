@@ -1,0 +1,264 @@
+"""Reading votes: both schemas, three formats, bad input, and the incremental cache."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from sciarena.errors import LeaderboardInputError
+from sciarena.leaderboard import load_votes, table_from_arrays
+from sciarena.leaderboard.cache import cache_path
+from sciarena.leaderboard.data import VoteTable, build_table
+from sciarena.leaderboard.parse import parse_lines_python
+from sciarena.leaderboard.synthetic import simulate, write_jsonl
+
+# Released-schema records as they appear in the public train.json: mixed-case votes,
+# "bad", bare NaN tokens, no length fields.
+RELEASED = """[
+ {"id": "q1", "question": "Q?", "responseA": "abcd", "responseB": "abcdefgh",
+  "modelA": "GPT-4.1", "modelB": "o3", "vote": "A",
+  "citations_a": [{"concise_authors": "X et al. 2023", "content": "c"}], "citations_b": [],
+  "question_type": "Conceptual Explanation", "subject": "Healthcare"},
+ {"id": "q2", "question": "Q?", "responseA": "ab", "responseB": "abc",
+  "modelA": "o3", "modelB": "Claude-4-Opus", "vote": "b",
+  "citations_a": [], "citations_b": [{"content": "1"}, {"content": "2"}],
+  "question_type": NaN, "subject": "Engineering"},
+ {"id": "q3", "question": "Q?", "responseA": "", "responseB": "x",
+  "modelA": "Claude-4-Opus", "modelB": "GPT-4.1", "vote": "Tie",
+  "citations_a": [], "citations_b": [], "question_type": "Paper Finding", "subject": NaN},
+ {"id": "q4", "question": "Q?", "responseA": "xyz", "responseB": "x",
+  "modelA": "GPT-4.1", "modelB": "o3", "vote": "BAD",
+  "citations_a": [], "citations_b": [], "question_type": "Others", "subject": "Healthcare"},
+ {"id": "q5", "question": "Q?", "responseA": "x", "responseB": "y",
+  "modelA": "o3", "modelB": "GPT-4.1", "vote": "maybe",
+  "citations_a": [], "citations_b": [], "question_type": "Others", "subject": "Healthcare"},
+ {"id": "q6", "question": "Q?", "responseA": "x", "responseB": "y",
+  "modelA": "o3", "modelB": "GPT-4.1", "vote": NaN,
+  "citations_a": [], "citations_b": [], "question_type": "Others", "subject": "Healthcare"}
+]"""
+
+
+def assert_same_table(one: VoteTable, two: VoteTable) -> None:
+    assert one.models == two.models
+    assert one.subjects == two.subjects and one.question_types == two.question_types
+    for name in ("a", "b", "outcome", "subject", "question_type"):
+        assert np.array_equal(getattr(one, name), getattr(two, name)), name
+    for name in one.features:
+        assert np.array_equal(one.features[name], two.features[name], equal_nan=True), name
+    assert np.array_equal(one.timestamp, two.timestamp, equal_nan=True)
+    assert dict(one.skipped) == dict(two.skipped)
+
+
+def check_released(table: VoteTable) -> None:
+    assert table.models == ("Claude-4-Opus", "GPT-4.1", "o3")
+    assert table.n_votes == 4
+    assert [table.models[i] for i in table.a] == ["GPT-4.1", "o3", "Claude-4-Opus", "GPT-4.1"]
+    assert table.outcome.tolist() == [0, 1, 2, 3]
+    assert table.features["length"].tolist() == [[4, 8], [2, 3], [0, 1], [3, 1]]
+    assert table.features["citations"].tolist() == [[1, 0], [0, 2], [0, 0], [0, 0]]
+    assert table.question_type[1] == -1 and table.subject[2] == -1  # NaN → unknown
+    assert table.skipped == {"unknown vote label 'maybe'": 1, "missing vote": 1}
+
+
+def test_released_schema_json_array(tmp_path: Path):
+    path = tmp_path / "train.json"
+    path.write_text(RELEASED)
+    check_released(load_votes(path))
+
+
+def test_released_schema_json_lines(tmp_path: Path):
+    records = RELEASED.replace("NaN", '"__nan__"')
+    lines = [json.dumps(r).replace('"__nan__"', "NaN") for r in json.loads(records)]
+    for name in ("votes.jsonl", "votes.json"):  # a .json file may hold JSON lines too
+        path = tmp_path / name
+        path.write_text("\n".join(lines) + "\n")
+        check_released(load_votes(path, cache=False))
+        path.unlink()
+
+
+def test_our_schema_fast_path_equals_python_path(tmp_path: Path):
+    table = simulate(np.linspace(-50, 50, 5), 400, seed=1)
+    path = tmp_path / "votes-1.jsonl"
+    write_jsonl(table, path)
+    fast = load_votes(path, cache=False)
+    slow = build_table(parse_lines_python(path.read_bytes(), str(path)), sources=[str(path)])
+    assert_same_table(fast, slow)
+    assert fast.n_votes == 400 and np.array_equal(np.sort(fast.outcome), np.sort(table.outcome))
+    assert np.isfinite(fast.timestamp).all()
+
+
+def test_parquet_and_folder_of_mixed_files(tmp_path: Path):
+    records = [json.loads(line) for line in _jsonl_lines(simulate([0, 50, 100], 90, seed=2))]
+    pq.write_table(pa.Table.from_pylist(records[:30]), tmp_path / "part.parquet")
+    (tmp_path / "day1").mkdir()
+    (tmp_path / "day1" / "votes-a.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in records[30:60]))
+    (tmp_path / "day1" / "votes-b.json").write_text(json.dumps(records[60:]))
+    (tmp_path / "notes.txt").write_text("not votes")
+    (tmp_path / "models.json").write_text('[{"name": "GPT-4.1", "provider": "openai"}]')
+    table = load_votes(tmp_path)
+    assert table.n_votes == 90
+    (reason,) = table.skipped  # the stray JSON file is reported, not fatal
+    assert "models.json" in reason and "modelA" in reason
+    with pytest.raises(LeaderboardInputError, match="modelA"):
+        load_votes(tmp_path / "models.json")  # named explicitly: an error
+    single = load_votes(tmp_path / "part.parquet")
+    assert single.n_votes == 30 and np.isfinite(single.features["length"]).all()
+    assert np.isfinite(single.timestamp).all()
+    both = load_votes([tmp_path / "part.parquet", tmp_path / "day1" / "votes-b.json"])
+    assert both.n_votes == 60
+
+
+def _jsonl_lines(table: VoteTable) -> list[str]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "v.jsonl"
+        write_jsonl(table, path)
+        return path.read_text().splitlines()
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("", "no usable votes"),
+        ('{"modelA": "x", "modelB": "y"}\n', "vote"),
+        ('{"a": 1}', "modelA"),
+        ("[1, 2", "not valid JSON"),
+        ('{"results": []}'.replace("{", "[{", 1).replace("}", "}]", 1), "modelA"),
+        ("\x00\x01binary", "not a JSON"),
+        ('{"modelA": "x", "modelB": "x", "vote": "A"}\n' * 3, "same model on both sides"),
+        ('{"modelA": "x", "modelB": null, "vote": "A"}\n', "missing model name"),
+        ('{"modelA": "x", "modelB": "y", "vote": "meh"}\n', "unknown vote label"),
+        ("not json at all\n{broken\n", "not JSON lines"),
+    ],
+)
+def test_bad_input_is_a_clear_error(tmp_path: Path, content: str, message: str):
+    path = tmp_path / ("votes.jsonl" if content.startswith(("{", "not")) else "votes.json")
+    path.write_text(content)
+    with pytest.raises(LeaderboardInputError, match=message):
+        load_votes(path)
+
+
+def test_single_model_or_no_votes_in_memory():
+    with pytest.raises(LeaderboardInputError, match="two models"):
+        table_from_arrays(["solo"], [0], [0], [0])
+    with pytest.raises(LeaderboardInputError, match="no votes"):
+        table_from_arrays(["x", "y"], [], [], [])
+
+
+def test_missing_paths_and_empty_folders(tmp_path: Path):
+    with pytest.raises(LeaderboardInputError, match="no such file"):
+        load_votes(tmp_path / "nope.jsonl")
+    with pytest.raises(LeaderboardInputError, match="no vote files"):
+        load_votes(tmp_path)
+    (tmp_path / "broken.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(LeaderboardInputError, match="Parquet"):
+        load_votes(tmp_path / "broken.parquet")
+
+
+def test_malformed_lines_are_counted_not_fatal(tmp_path: Path):
+    good = '{"modelA": "x", "modelB": "y", "vote": "A", "subject": null}\n'
+    path = tmp_path / "v.jsonl"
+    path.write_text(good + '{"modelA": "x", "mod\n' + good.replace('"A"', '"b"'))
+    table = load_votes(path)
+    assert table.n_votes == 2 and table.skipped == {"malformed JSON line": 1}
+
+
+def test_incremental_cache_matches_fresh_parse_after_appends(tmp_path: Path):
+    table = simulate(np.linspace(-80, 80, 6), 1000, seed=3)
+    path = tmp_path / "data" / "2025-06-01" / "votes-p1.jsonl"
+    path.parent.mkdir(parents=True)
+    write_jsonl(table, path, stop=600)
+    first = load_votes(tmp_path / "data")
+    assert cache_path(path).exists()
+    assert_same_table(first, load_votes(path, cache=False))
+
+    write_jsonl(table, path, start=600, stop=900, mode="a")
+    with open(path, "a") as out:  # a writer caught mid-line
+        partial = _jsonl_lines(table)[900]
+        out.write(partial[:40])
+    grown = load_votes(tmp_path / "data")
+    meta = _cache_meta(path)
+    assert meta["rows"] == 900 and meta["consumed"] == path.stat().st_size - 40
+    assert_same_table(grown, load_votes(path, cache=False))
+    assert grown.skipped == {"incomplete last line": 1}  # until the writer finishes it
+
+    with open(path, "a") as out:
+        out.write(partial[40:] + "\n")
+    write_jsonl(table, path, start=901, mode="a")
+    full = load_votes(tmp_path / "data")
+    assert full.n_votes == 1000 and not full.skipped
+    assert_same_table(full, load_votes(path, cache=False))
+    assert _cache_meta(path)["consumed"] == path.stat().st_size
+
+    again = load_votes(tmp_path / "data")  # unchanged file: served from the cache
+    assert_same_table(again, full)
+
+
+def test_rewritten_file_invalidates_cache(tmp_path: Path):
+    path = tmp_path / "votes.jsonl"
+    write_jsonl(simulate([0, 100, 200], 300, seed=1), path)
+    load_votes(path)
+    other = simulate([0, 100, 200, 300], 500, seed=2)
+    write_jsonl(other, path)  # rewritten, longer: not an append
+    os.utime(path, ns=(1, 1))
+    assert_same_table(load_votes(path), load_votes(path, cache=False))
+    assert load_votes(path).n_votes == 500
+
+
+def test_unwritable_cache_folder_still_loads(tmp_path: Path):
+    path = tmp_path / "votes.jsonl"
+    write_jsonl(simulate([0, 100], 50, seed=1), path)
+    cache_path(path).parent.write_text("a file where the cache folder should be")
+    assert load_votes(path).n_votes == 50
+
+
+def _cache_meta(path: Path) -> dict:
+    with np.load(cache_path(path), allow_pickle=False) as npz:
+        return json.loads(str(npz["meta"]))
+
+
+def test_appends_are_parsed_alone_the_prefix_comes_from_the_cache(tmp_path: Path):
+    table = simulate(np.linspace(-80, 80, 4), 200, seed=4)
+    path = tmp_path / "votes.jsonl"
+    write_jsonl(table, path, stop=100)
+    load_votes(path)
+    # Tamper with the cached prefix (swap two model names): a reload that reparsed the
+    # whole file would undo it, an incremental one keeps it.
+    with np.load(cache_path(path), allow_pickle=False) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    meta = json.loads(str(arrays["meta"]))
+    i, j = meta["models"].index("model-00"), meta["models"].index("model-01")
+    meta["models"][i], meta["models"][j] = "model-01", "model-00"
+    arrays["meta"] = np.array(json.dumps(meta))
+    with open(cache_path(path), "wb") as out:
+        np.savez(out, **arrays)
+    write_jsonl(table, path, start=100, mode="a")
+    cached, fresh = load_votes(path), load_votes(path, cache=False)
+    head, tail = slice(0, 100), slice(100, 200)
+    name = lambda t, idx: [t.models[k] for k in idx]  # noqa: E731
+    swap = {"model-00": "model-01", "model-01": "model-00"}
+    assert name(cached, cached.a[head]) == [swap.get(m, m) for m in name(fresh, fresh.a[head])]
+    assert name(cached, cached.a[tail]) == name(fresh, fresh.a[tail])
+
+
+def test_fast_reader_rejects_odd_types_and_python_path_takes_over(tmp_path: Path):
+    path = tmp_path / "votes.jsonl"
+    write_jsonl(simulate([0, 60, 120], 50, seed=6), path)
+    lines = path.read_text().splitlines()
+    odd = json.loads(lines[10])
+    odd["length_a"] = "very long"  # a string where pyarrow's schema expects a number
+    lines[10] = json.dumps(odd)
+    path.write_text("\n".join(lines) + "\n")
+    table = load_votes(path, cache=False)
+    assert table.n_votes == 50
+    # an unusable length falls back to counting the answer's characters
+    assert table.features["length"][10, 0] == len(odd["responseA"])
+    assert np.isfinite(np.delete(table.features["length"][:, 0], 10)).all()

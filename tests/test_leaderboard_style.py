@@ -1,0 +1,102 @@
+"""Style control: recovers an injected length effect and removes it from the ratings."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.special import log_expit
+
+from sciarena.errors import LeaderboardInputError
+from sciarena.leaderboard import compute_leaderboard, table_from_arrays
+from sciarena.leaderboard.style import fit_style, style_matrix
+from sciarena.leaderboard.synthetic import simulate
+
+TRUTH = np.linspace(-150, 150, 10)
+VERBOSITY = np.array([0.8, -0.6, 0.5, -0.4, 0.0, 0.7, -0.8, 0.3, -0.2, 0.1])
+
+
+@pytest.fixture(scope="module")
+def verbose_votes():
+    return simulate(TRUTH, 30_000, seed=21, length_effect=0.4, verbosity=VERBOSITY)
+
+
+def test_recovers_length_effect_and_removes_it(verbose_votes):
+    plain = compute_leaderboard(verbose_votes, bootstrap=0, by=())
+    styled = compute_leaderboard(verbose_votes, bootstrap=40, by=(), style=("length",))
+    (coef,) = styled.style
+    assert coef.feature == "length"
+    assert coef.ci_lower < 0.4 < coef.ci_upper or abs(coef.coefficient - 0.4) < 0.03
+    assert coef.ci_lower > 0.3  # clearly positive
+    centred = dict(zip(verbose_votes.models, 1000.0 + TRUTH - TRUTH.mean()))
+    verbosity = dict(zip(verbose_votes.models, VERBOSITY))
+
+    def errors(lb):
+        models = [r.model for r in lb.rows]
+        err = np.array([r.point - centred[r.model] for r in lb.rows])
+        return err, np.array([verbosity[m] for m in models])
+
+    plain_err, v1 = errors(plain)
+    styled_err, v2 = errors(styled)
+    assert np.corrcoef(plain_err, v1)[0, 1] > 0.9  # uncontrolled ratings reward verbosity
+    assert np.sqrt((styled_err ** 2).mean()) < np.sqrt((plain_err ** 2).mean()) / 3
+    assert np.abs(styled_err).max() < 25.0
+    # what is left is estimation noise: the intervals cover the true ratings
+    covered = sum(r.ci_lower <= centred[r.model] <= r.ci_upper for r in styled.rows)
+    assert covered >= 8
+    uncovered_plain = compute_leaderboard(verbose_votes, bootstrap=40, by=())
+    assert sum(r.ci_lower <= centred[r.model] <= r.ci_upper for r in uncovered_plain.rows) <= 5
+
+
+def test_no_effect_means_gamma_near_zero():
+    table = simulate(TRUTH, 20_000, seed=5, verbosity=VERBOSITY)
+    result = fit_style(table, ("length", "citations"), bootstrap=30)
+    lo, hi = np.percentile(result.boot_gamma, [2.5, 97.5], axis=0)
+    assert (lo < 0.05).all() and (hi > -0.05).all()
+    assert np.abs(result.gamma).max() < 0.06
+
+
+def test_point_fit_matches_released_objective_by_direct_minimisation():
+    table = simulate(np.linspace(-100, 100, 6), 3000, seed=8, length_effect=0.3,
+                     verbosity=np.linspace(-0.5, 0.5, 6))
+    features = ("length", "citations")
+    z, mask = style_matrix(table, features)
+    a, b, o = table.a[mask], table.b[mask], table.outcome[mask]
+    y = np.where(o == 0, 1.0, np.where(o == 1, 0.0, 0.5))
+    alpha, reg, m = math.log(10.0), 0.5, 6
+
+    def objective(params):  # released code: ratings r with logits α(r_a − r_b) + zγ
+        r, g = params[:m], params[m:]
+        eta = alpha * (r[a] - r[b]) + z @ g
+        value = -(y * log_expit(eta) + (1 - y) * log_expit(-eta)).sum()
+        return value + 0.25 * reg * 2 * (params @ params)
+
+    ref = minimize(objective, np.zeros(m + 2), method="BFGS", options={"gtol": 1e-8}).x
+    ours = fit_style(table, features, bootstrap=0)
+    assert np.allclose(ours.gamma, ref[m:], atol=1e-4)
+    assert np.allclose(ours.theta, alpha * ref[:m], atol=1e-4)
+
+
+def test_style_input_errors():
+    table = simulate(TRUTH, 2000, seed=1)
+    with pytest.raises(LeaderboardInputError, match="supporting"):
+        compute_leaderboard(table, style=("supporting",), bootstrap=0)
+    with pytest.raises(LeaderboardInputError, match="unknown style"):
+        compute_leaderboard(table, style=("emoji",), bootstrap=0)
+    flat = table_from_arrays(["x", "y"], [0, 1, 0], [1, 0, 1], [0, 1, 2],
+                             features={"length": np.full((3, 2), 100.0)})
+    with pytest.raises(LeaderboardInputError, match="does not vary"):
+        compute_leaderboard(flat, style=("length",), bootstrap=0, by=())
+
+
+def test_votes_without_features_are_left_out_and_reported():
+    table = simulate(TRUTH, 5000, seed=2)
+    lengths = table.features["length"].copy()
+    lengths[:500] = np.nan
+    table = table_from_arrays(table.models, table.a, table.b, table.outcome,
+                              features={"length": lengths})
+    lb = compute_leaderboard(table, style=("length",), bootstrap=5, by=())
+    assert lb.style_votes_used == 4500
+    assert any("500 vote(s)" in note for note in lb.notes)
