@@ -8,6 +8,7 @@ and a battle takes as long as its slower side, not the sum of both.
 
 from __future__ import annotations
 
+import logging
 import math
 import queue
 import random
@@ -15,10 +16,11 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
 from sciarena.errors import InvalidQuestion, ProviderError, ProviderTimeout, SciArenaError
 from sciarena.types import (
+    Answer,
     Battle,
     GenerationRequest,
     ModelSpec,
@@ -106,6 +108,11 @@ def cost_usd(spec: ModelSpec, usage: Usage) -> float | None:
     return (usage.input_tokens * spec.price_input_per_m + usage.output_tokens * spec.price_output_per_m) / 1e6
 
 
+if TYPE_CHECKING:
+    from sciarena.postprocess_llm import LLMPostprocessor
+
+log = logging.getLogger(__name__)
+
 _Event = tuple[str, str, object]  # (side "a"|"b", kind "text"|"usage"|"done"|"error", payload)
 
 
@@ -113,15 +120,16 @@ class BattleRunner:
     """Runs the two sides of a battle concurrently and postprocesses each answer."""
 
     def __init__(self, providers: Mapping[str, Provider], timeout_s: float = 120.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, editor: "LLMPostprocessor | None" = None) -> None:
         self._providers = providers
         self._timeout_s = timeout_s
         self._clock = clock
+        self._editor = editor  # the optional LLM postprocessor
 
     def run(self, battle: Battle, request: GenerationRequest) -> Iterator[Progress]:
         """Yield snapshots until both sides have ended; the last one holds both SideResults."""
         from sciarena.identity import redact_identity, topic_text
-        from sciarena.postprocess import ReasoningFilter, clean_answer
+        from sciarena.postprocess import ReasoningFilter
 
         events: queue.Queue[_Event] = queue.Queue()
         exempt = topic_text(request.question, request.references)
@@ -132,7 +140,6 @@ class BattleRunner:
                              name=f"battle-{battle.battle_id[:8]}-{side}", daemon=True).start()
 
         shown = {"a": "", "b": ""}
-        raw = {"a": "", "b": ""}
         filters = {"a": ReasoningFilter(), "b": ReasoningFilter()}
         first_token: dict[str, float | None] = {"a": None, "b": None}
         usage = {"a": Usage(), "b": Usage()}
@@ -161,7 +168,6 @@ class BattleRunner:
                     continue
                 now = self._clock()
                 if kind == "text":
-                    raw[side] += str(payload)
                     visible = filters[side].feed(str(payload))
                     if visible and first_token[side] is None:
                         first_token[side] = now - start
@@ -173,11 +179,11 @@ class BattleRunner:
                                                first_token_s=first_token[side], total_s=now - start,
                                                usage=usage[side])
                 elif kind == "done":
-                    shown[side] += filters[side].finish()
-                    results[side] = self._finish_side(specs[side], raw[side], request, clean_answer,
-                                                      first_token[side], now - start, usage[side])
-                    if results[side].answer is not None:
-                        shown[side] = results[side].answer.text
+                    answer: Answer = payload  # type: ignore[assignment]
+                    results[side] = SideResult(model=specs[side], answer=answer, first_token_s=first_token[side],
+                                               total_s=now - start, usage=usage[side],
+                                               cost_usd=cost_usd(specs[side], usage[side]))
+                    shown[side] = answer.text
             # Redact while streaming too: a name shown mid-stream would break anonymity
             # even if the final answer is redacted.
             yield Progress(redact_identity(shown["a"], exempt)[0], redact_identity(shown["b"], exempt)[0], battle)
@@ -187,30 +193,30 @@ class BattleRunner:
                        redact_identity(_display(results["b"], shown["b"]), exempt)[0], final)
 
     def _pump(self, side: str, spec: ModelSpec, request: GenerationRequest, events: queue.Queue[_Event]) -> None:
+        """Stream one side into the queue, then clean its answer here, off the caller's loop,
+        so an LLM editor call for one side never holds up the other side's stream."""
+        from sciarena.postprocess import clean_answer
+
         provider = self._providers.get(spec.provider)
         try:
             if provider is None:
                 raise ProviderError(f"No provider named {spec.provider!r} is configured.")
+            parts: list[str] = []
             for delta in provider.stream(spec, request):
                 if delta.text:
+                    parts.append(delta.text)
                     events.put((side, "text", delta.text))
                 if delta.usage is not None:
                     events.put((side, "usage", delta.usage))
-            events.put((side, "done", None))
+            raw = "".join(parts)
+            edited = self._editor.rewrite(request.question, request.references, raw) if self._editor else None
+            answer = clean_answer(edited or raw, request.references, request.question)
+            events.put((side, "done", replace(answer, raw_text=raw)))
         except SciArenaError as err:
             events.put((side, "error", str(err)))
         except Exception:  # a provider bug must not reach the user as a trace
+            log.exception("contestant %s failed", spec.name)
             events.put((side, "error", "This model failed unexpectedly while answering."))
-
-    def _finish_side(self, spec: ModelSpec, raw: str, request: GenerationRequest, clean_answer,
-                     first_token_s: float | None, total_s: float, usage: Usage) -> SideResult:
-        try:
-            answer = clean_answer(raw, request.references, request.question)
-        except SciArenaError as err:
-            return SideResult(model=spec, answer=None, error=str(err), first_token_s=first_token_s,
-                              total_s=total_s, usage=usage)
-        return SideResult(model=spec, answer=answer, first_token_s=first_token_s, total_s=total_s,
-                          usage=usage, cost_usd=cost_usd(spec, usage))
 
 
 def _display(result: SideResult, streamed: str) -> str:

@@ -33,6 +33,9 @@ class Settings:
     reranker: str = "bm25"  # "bm25" | "dense" (needs the optional embedding extra)
     moderation: str = "auto"  # "auto" (OpenAI when OPENAI_API_KEY is set, else local) | "openai" | "local" | "off"
     moderation_base_url: str | None = None
+    postprocess_model: str = ""  # an LLM that moves citations to sentence ends and strips Markdown; "" = rules only
+    postprocess_base_url: str | None = None  # its OpenAI-compatible endpoint; None = OpenAI
+    postprocess_key_env: str = "OPENAI_API_KEY"
     top_k: int = 30
     max_question_chars: int = 4000
     generation_timeout_s: float = 120.0
@@ -65,6 +68,9 @@ class Settings:
             reranker=env.get("SCIARENA_RERANKER", "bm25").strip() or "bm25",
             moderation=env.get("SCIARENA_MODERATION", "auto").strip() or "auto",
             moderation_base_url=env.get("SCIARENA_MODERATION_BASE_URL") or None,
+            postprocess_model=env.get("SCIARENA_POSTPROCESS_MODEL", "").strip(),
+            postprocess_base_url=env.get("SCIARENA_POSTPROCESS_BASE_URL") or None,
+            postprocess_key_env=env.get("SCIARENA_POSTPROCESS_KEY_ENV") or "OPENAI_API_KEY",
             top_k=_int(env, "SCIARENA_TOP_K", 30),
             max_question_chars=_int(env, "SCIARENA_MAX_QUESTION_CHARS", 4000),
             generation_timeout_s=float(env.get("SCIARENA_GENERATION_TIMEOUT", "120")),

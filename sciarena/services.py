@@ -11,7 +11,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from sciarena.battle import BattleRunner, Progress, new_battle, sample_pair, validate_question
 from sciarena.classify import classify_question, infer_subject
@@ -23,6 +23,9 @@ from sciarena.types import GenerationRequest
 from sciarena.votes.hub import HubSync
 from sciarena.votes.load import VoteSource
 from sciarena.votes.store import LocalVoteStore
+
+if TYPE_CHECKING:
+    from sciarena.postprocess_llm import LLMPostprocessor
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +62,16 @@ class Services:
         return request, self.runner.run(battle, request)
 
 
+def open_editor(settings: Settings) -> "LLMPostprocessor | None":
+    """The optional LLM postprocessor (SCIARENA_POSTPROCESS_MODEL); None means rule-based cleaning only."""
+    if not settings.postprocess_model:
+        return None
+    from sciarena.postprocess_llm import LLMPostprocessor
+
+    return LLMPostprocessor.connect(settings.postprocess_model, base_url=settings.postprocess_base_url,
+                                    api_key=settings.secret(settings.postprocess_key_env))
+
+
 def build_services(settings: Settings) -> Services:
     """Everything the app needs, built once."""
     from sciarena.providers.catalogue import load_catalogue
@@ -71,6 +84,10 @@ def build_services(settings: Settings) -> Services:
     catalogue = load_catalogue(settings)
     providers = build_providers(settings, catalogue)
     pool = battle_pool(catalogue, providers)
+    for key in sorted({spec.provider for spec in pool.active}):
+        warm_up = getattr(providers[key], "warm_up", None)  # optional hook of the Provider contract
+        if warm_up is not None:
+            warm_up()
     rng = random.Random(settings.seed)
     votes_folder = LocalVoteStore.folder_for(settings.data_dir)
     # Created here but started by app.py: building services must not start threads or touch the network.
@@ -80,7 +97,7 @@ def build_services(settings: Settings) -> Services:
         settings=settings,
         retriever=retriever,
         pool=pool,
-        runner=BattleRunner(providers, timeout_s=settings.generation_timeout_s),
+        runner=BattleRunner(providers, timeout_s=settings.generation_timeout_s, editor=open_editor(settings)),
         store=store,
         votes=open_vote_source(settings, votes_folder),
         hub_sync=hub_sync,

@@ -175,6 +175,13 @@ class ChatCompletionsProvider:
             sleep=self._sleep,
         )
 
+    def warm_up(self) -> None:
+        """Import the client library and build the client now (at start), not in the first battle:
+        the import alone costs 1–2 s, which would otherwise land in one side's time to first token."""
+        if not (self.key_env and not self._api_key):
+            self._get_client()
+            self._client_errors()
+
     # -- internals --------------------------------------------------------
     def _get_client(self) -> Any:
         with self._lock:
