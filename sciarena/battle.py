@@ -140,6 +140,7 @@ class BattleRunner:
                              name=f"battle-{battle.battle_id[:8]}-{side}", daemon=True).start()
 
         shown = {"a": "", "b": ""}
+        safe = {"a": "", "b": ""}  # shown, with identity words redacted
         filters = {"a": ReasoningFilter(), "b": ReasoningFilter()}
         first_token: dict[str, float | None] = {"a": None, "b": None}
         usage = {"a": Usage(), "b": Usage()}
@@ -185,8 +186,10 @@ class BattleRunner:
                                                cost_usd=cost_usd(specs[side], usage[side]))
                     shown[side] = answer.text
             # Redact while streaming too: a name shown mid-stream would break anonymity
-            # even if the final answer is redacted.
-            yield Progress(redact_identity(shown["a"], exempt)[0], redact_identity(shown["b"], exempt)[0], battle)
+            # even if the final answer is redacted. Only sides that changed are checked again.
+            for side in {side for side, _, _ in batch}:
+                safe[side] = redact_identity(shown[side], exempt)[0]
+            yield Progress(safe["a"], safe["b"], battle)
 
         final = replace(battle, side_a=results["a"], side_b=results["b"])
         yield Progress(redact_identity(_display(results["a"], shown["a"]), exempt)[0],

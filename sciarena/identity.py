@@ -31,6 +31,7 @@ Matching rules, chosen to keep false positives low in scientific text:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterator, Sequence
@@ -116,14 +117,24 @@ _WORD = re.compile(r"[\w/'’-]+")
 _NEAR = 4  # words either side inspected for another sense of an ambiguous name
 
 
+@functools.cache  # each pattern takes ~6 ms to compile and re's own cache evicts them under load
 def _pattern(term: IdentityTerm) -> re.Pattern[str]:
     body = r"\s+".join(re.escape(part) for part in term.word.split())
     flags = 0 if term.case_sensitive else re.IGNORECASE
     return re.compile(rf"(?<![\w-])(?:{body})(?i:{_TAIL})(?![\w])", flags)
 
 
+@functools.cache
+def _any_name() -> re.Pattern[str]:
+    """Every term's bare words in one case-insensitive pattern: a cheap test that most texts fail."""
+    words = (r"\s+".join(re.escape(part) for part in term.word.split()) for term in IDENTITY_TERMS)
+    return re.compile("|".join(words), re.IGNORECASE)
+
+
 def _matches(text: str) -> Iterator[tuple[int, int, IdentityTerm]]:
     """(start, end, term) for each identity mention, left to right, without overlaps."""
+    if not _any_name().search(text):  # no term's words at all: nothing can match 
+        return
     found: list[tuple[int, int, IdentityTerm]] = []
     for term in IDENTITY_TERMS:
         for m in _pattern(term).finditer(text):
