@@ -133,7 +133,7 @@ def _any_name() -> re.Pattern[str]:
 
 def _matches(text: str) -> Iterator[tuple[int, int, IdentityTerm]]:
     """(start, end, term) for each identity mention, left to right, without overlaps."""
-    if not _any_name().search(text):  # no term's words at all: nothing can match 
+    if not _any_name().search(text):  # no term's words at all: nothing can match
         return
     found: list[tuple[int, int, IdentityTerm]] = []
     for term in IDENTITY_TERMS:
