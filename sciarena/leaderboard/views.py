@@ -81,7 +81,8 @@ def table_rows(
             "Rank": row.rank,
             "Model": row.model + (" (provisional)" if row.provisional else ""),
             "Rating": round(row.rating, 1),
-            "95% CI": f"+{row.ci_upper - row.rating:.1f} / -{row.rating - row.ci_lower:.1f}",
+            # The bootstrap mean can sit a hair outside its own band with very few votes: show 0, not "+-0.0".
+            "95% CI": f"+{max(0.0, row.ci_upper - row.rating):.1f} / -{max(0.0, row.rating - row.ci_lower):.1f}",
             "Battles": row.battles,
         }
         for key in lb.by:
