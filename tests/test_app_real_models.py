@@ -70,9 +70,10 @@ def test_models_from_a_catalogue_file_battle_and_are_recorded_with_usage_and_cos
     assert sent[0]["role"] == "system" and "[1]" in sent[-1]["content"]
 
 
-def test_a_model_failing_forever_gives_a_clear_message_and_nothing_is_recorded(tmp_path, server):
+@pytest.mark.parametrize("failure", [{"fail_forever": 500}, {"cut_after": 2}], ids=["500-forever", "cut-mid-stream"])
+def test_a_failing_model_gives_a_clear_message_and_nothing_is_recorded(tmp_path, server, failure):
     server.add_script("alpha", ("Fine [1].",))
-    server.add_script("beta", fail_forever=500)
+    server.add_script("beta", ("Partial ", "answer ", "that ", "stops [1]."), **failure)
     services = build_services(settings_for(tmp_path, server))
     with running_arena(tmp_path / "data", services=services) as arena:
         client = Client(arena.url, verbose=False)
