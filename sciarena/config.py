@@ -46,6 +46,7 @@ class Settings:
     push_every_minutes: float = 5.0
     id_salt: str = ""
     seed: int | None = None  # fixed seed for pair sampling (tests, demos)
+    outage: frozenset[str] = frozenset()  # model names kept out of battles for now (SCIARENA_OUTAGE, comma-separated)
     oauth_enabled: bool = False  # a Space with hf_oauth: true (it sets OAUTH_CLIENT_ID): offer "Sign in"
     secrets: Mapping[str, str] = field(default_factory=dict, repr=False)
 
@@ -80,6 +81,7 @@ class Settings:
             push_every_minutes=float(env.get("SCIARENA_PUSH_EVERY_MINUTES", "5")),
             id_salt=env.get("SCIARENA_ID_SALT", ""),
             seed=int(seed) if seed else None,
+            outage=frozenset(n.strip() for n in env.get("SCIARENA_OUTAGE", "").split(",") if n.strip()),
             oauth_enabled=bool(env.get("OAUTH_CLIENT_ID")),
             secrets={k: v for k, v in env.items() if k.endswith(_SECRET_SUFFIXES) and v},
         )

@@ -19,9 +19,11 @@ from sciarena.config import Settings
 from sciarena.errors import RetrievalError, SciArenaError
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever, open_retriever
-from sciarena.types import GenerationRequest
+from sciarena.types import GenerationRequest, Vote
+from sciarena.votes.counts import BattleCounts
 from sciarena.votes.hub import HubSync
 from sciarena.votes.load import VoteSource
+from sciarena.votes.schema import vote_record
 from sciarena.votes.store import LocalVoteStore
 
 if TYPE_CHECKING:
@@ -38,6 +40,7 @@ class Services:
     runner: BattleRunner
     store: LocalVoteStore
     votes: VoteSource  # what the leaderboard reads: Hub copies + local shards, each shard once
+    counts: BattleCounts  # battles per model, so pair sampling can favour newcomers
     hub_sync: HubSync | None = None  # pushes local shards to the votes dataset; started by app.py
     rng: random.Random = field(default_factory=random.Random, compare=False)
     started_in_s: float = 0.0
@@ -54,12 +57,18 @@ class Services:
         except Exception as err:  # a backend bug becomes a message, not a trace
             log.exception("retrieval failed")
             raise RetrievalError("Retrieval failed unexpectedly; please try again.") from err
-        pair = sample_pair(self.pool.active, self.rng)
+        pair = sample_pair(self.pool.active, self.rng, self.counts.snapshot(), self.settings.outage)
         battle = new_battle(question, retrieval, pair, subject=infer_subject(retrieval),
                             question_type=classify_question(question))
         request = GenerationRequest(question=question, references=retrieval.references,
                                     messages=build_messages(question, retrieval.references))
         return request, self.runner.run(battle, request)
+
+
+    def record_vote(self, vote: Vote) -> None:
+        """Write the vote durably (VoteRejected if this battle already has one), then count it."""
+        self.store.append(vote_record(vote))
+        self.counts.add(vote.battle.model_a.name, vote.battle.model_b.name)
 
 
 def open_editor(settings: Settings) -> "LLMPostprocessor | None":
@@ -93,13 +102,15 @@ def build_services(settings: Settings) -> Services:
     # Created here but started by app.py: building services must not start threads or touch the network.
     hub_sync = open_hub_sync(settings, votes_folder)
     store = LocalVoteStore(settings.data_dir, external_lock=hub_sync.lock if hub_sync else None)
+    votes = open_vote_source(settings, votes_folder)
     return Services(
         settings=settings,
         retriever=retriever,
         pool=pool,
         runner=BattleRunner(providers, timeout_s=settings.generation_timeout_s, editor=open_editor(settings)),
         store=store,
-        votes=open_vote_source(settings, votes_folder),
+        votes=votes,
+        counts=BattleCounts(votes.files),
         hub_sync=hub_sync,
         rng=rng,
         started_in_s=time.perf_counter() - start,

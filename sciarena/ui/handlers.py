@@ -20,7 +20,6 @@ from sciarena.identity import redact_identity
 from sciarena.services import Services
 from sciarena.types import CHOICES, Battle, Vote
 from sciarena.ui import render
-from sciarena.votes.schema import vote_record
 from sciarena.votes.store import utc_now_iso
 from sciarena.votes.voter import require_consent, voter_id
 
@@ -98,7 +97,7 @@ class ArenaHandlers:
                            self.services.settings.id_salt)
             vote = Vote(battle=battle, choice=normalised, reason=(reason or "").strip()[:MAX_REASON_CHARS],  # type: ignore[arg-type]
                         voter_id=who, consent=True, timestamp=utc_now_iso())
-            self.services.store.append(vote_record(vote))
+            self.services.record_vote(vote)
         except SciArenaError as err:
             raise gr.Error(str(err), print_exception=False) from None
         return render.reveal_markdown(battle, normalised), replace(session, voted=True)  # type: ignore[arg-type]

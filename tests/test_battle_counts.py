@@ -1,0 +1,36 @@
+"""Battle counts feed pair sampling; the outage list keeps models out of battles."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sciarena.config import Settings
+from sciarena.services import build_services
+from sciarena.types import Vote
+from sciarena.votes.counts import BattleCounts
+from sciarena.votes.schema import vote_record
+from sciarena.votes.store import LocalVoteStore
+from test_vote_store import finished_battle
+
+
+def test_counts_are_read_from_stored_votes_then_kept_current(tmp_path):
+    store = LocalVoteStore(tmp_path)
+    for k in range(3):
+        store.append(vote_record(Vote(finished_battle(f"b{k}"), "A", timestamp="2026-11-30T06:00:00.000Z")))
+    counts = BattleCounts(store.files)
+    assert counts.snapshot() == {"Alpha": 3, "Beta": 3}
+    counts.add("Alpha", "Gamma")
+    assert counts.snapshot() == {"Alpha": 4, "Beta": 3, "Gamma": 1}
+
+
+def test_no_votes_means_no_counts(tmp_path):
+    assert BattleCounts(LocalVoteStore(tmp_path).files).snapshot() == {}
+
+
+def test_models_on_the_outage_list_are_never_drawn(tmp_path):
+    settings = Settings.from_env({"SCIARENA_OUTAGE": "Claim Clusters (offline)"})
+    services = build_services(replace(settings, data_dir=tmp_path, seed=3))
+    for _ in range(12):
+        _, progress = services.start_battle("How does CRISPR-Cas9 edit genomes?")
+        battle = next(iter(progress)).battle
+        assert "Claim Clusters (offline)" not in (battle.model_a.name, battle.model_b.name)
