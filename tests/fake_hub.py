@@ -17,13 +17,15 @@ import hashlib
 import json
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from sciarena.types import Answer, Battle, ModelSpec, Paper, Passage, Reference, Retrieval, SideResult, Usage, Vote
 from sciarena.votes.schema import vote_record
+
+from loopback import LoopbackServer
 
 
 def git_blob_sha1(data: bytes) -> str:
@@ -44,7 +46,7 @@ class _Fault:
     path_contains: str
 
 
-class FakeHub:
+class FakeHub(LoopbackServer):
     """Start with ``with FakeHub() as hub:``; ``hub.endpoint`` is the URL to give HfApi / HF_ENDPOINT."""
 
     def __init__(self) -> None:
@@ -52,22 +54,13 @@ class FakeHub:
         self.requests: list[tuple[str, str]] = []  # (method, path) of every request, faults included
         self.faults: list[_Fault] = []
         self.lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return _handler_for(self)
 
     @property
     def endpoint(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def __enter__(self) -> "FakeHub":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        return self.root_url
 
     # --- test helpers -------------------------------------------------------------------------
     def fail(self, n: int, status: int = 500, path_contains: str = "") -> None:

@@ -24,8 +24,10 @@ import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
+
+from loopback import LoopbackServer
 
 UsageMode = Literal["requested", "always", "never"]
 
@@ -72,15 +74,13 @@ class _State:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class FakeOpenAI:
+class FakeOpenAI(LoopbackServer):
     """The server. Use as a context manager; ``base_url`` ends in ``/v1``."""
 
     def __init__(self, *, api_key: str | None = None, flag_keyword: str = "FLAGGED-TOPIC") -> None:
         self.api_key = api_key  # when set, requests must carry "Authorization: Bearer <api_key>"
         self.flag_keyword = flag_keyword
         self._state = _State()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # -- scripting --------------------------------------------------------
     def add_script(self, model_id: str, chunks: Iterable[str] = ("Hello", " world", "."), **options: Any) -> Script:
@@ -103,36 +103,11 @@ class FakeOpenAI:
 
     # -- lifecycle ----------------------------------------------------------
     @property
-    def root_url(self) -> str:
-        if self._server is None:
-            raise RuntimeError("FakeOpenAI is not running")
-        return f"http://127.0.0.1:{self._server.server_port}"
-
-    @property
     def base_url(self) -> str:
         return f"{self.root_url}/v1"
 
-    def start(self) -> FakeOpenAI:
-        handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        # A short poll interval makes stop() quick: shutdown waits for the next poll.
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="fake-openai", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
+        return type("Handler", (_Handler,), {"fake": self})
 
     # -- used by the handler ----------------------------------------------
     def _next_turn(self, model_id: str) -> tuple[Script | None, int]:

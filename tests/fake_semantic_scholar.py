@@ -20,9 +20,11 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from loopback import LoopbackServer
 
 ENDPOINTS = ("snippet/search", "paper/search", "paper/batch")
 _WORD = re.compile(r"[a-z0-9]{3,}").findall
@@ -145,7 +147,7 @@ DEFAULT_PAPERS: tuple[FakePaper, ...] = (
 )
 
 
-class FakeSemanticScholar:
+class FakeSemanticScholar(LoopbackServer):
     """The server; start with ``with`` (or start()/stop()); read ``requests`` afterwards."""
 
     def __init__(self, papers: tuple[FakePaper, ...] = DEFAULT_PAPERS,
@@ -155,8 +157,6 @@ class FakeSemanticScholar:
         self.requests: list[RecordedRequest] = []
         self._faults: dict[str, list[Fault]] = {e: [] for e in ENDPOINTS}
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # --- control -------------------------------------------------------------------------
     def fail(self, endpoint: str, fault: Fault, times: int = 1) -> None:
@@ -174,11 +174,9 @@ class FakeSemanticScholar:
 
     @property
     def base_url(self) -> str:
-        assert self._server is not None, "start the server first"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/graph/v1/"
+        return f"{self.root_url}/graph/v1/"
 
-    def start(self) -> FakeSemanticScholar:
+    def handler_class(self) -> type[BaseHTTPRequestHandler]:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -194,25 +192,7 @@ class FakeSemanticScholar:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02},
-                                        daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeSemanticScholar:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        return Handler
 
     # --- serving -------------------------------------------------------------------------
     def _handle(self, request: BaseHTTPRequestHandler, method: str) -> None:
