@@ -5,12 +5,6 @@ from __future__ import annotations
 from typing import Iterable, Mapping
 
 from sciarena.errors import LeaderboardInputError
-from sciarena.votes.schema import VOTE_FIELDS
-
-# The keys of a record our store writes (schema_version 1), as the fast reader assumes them.
-STORE_FIELDS: frozenset[str] = frozenset(VOTE_FIELDS)
-# The Python reader picks the alternative numeric keys from this many first records.
-SEEN_RECORDS = 1000
 
 REQUIRED = ("modelA", "modelB", "vote")
 STRING_FIELDS = ("modelA", "modelB", "vote", "subject", "question_type")

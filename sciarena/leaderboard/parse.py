@@ -4,11 +4,9 @@ Two record schemas are understood: ours (``sciarena/votes/schema.py``, which
 stores per-side ``length_*`` and ``num_citations_*``) and the released SciArena
 one (no length fields: lengths are counted from ``responseA/B`` characters and
 citation counts from ``len(citations_a/b)``). Formats: JSON array, JSON lines,
-Parquet. JSON lines as our store writes them are read from their bytes by
-``scan.py`` (only the needed fields, on all cores); the lines it does not take go
-through ``json.loads`` and the two are merged in file order, so the result is the
-standard library's. Other JSON lines go through pyarrow's C++ reader with an
-explicit schema; anything that reader rejects falls back to the standard library,
+Parquet. JSON lines of our schema go through pyarrow's C++ reader with an
+explicit schema (only the needed columns are materialised; blocks are parsed on
+all cores); anything that reader rejects falls back to the standard library,
 which accepts bare ``NaN`` tokens and counts malformed lines.
 """
 
@@ -17,17 +15,14 @@ from __future__ import annotations
 import json
 import math
 from datetime import datetime, timezone
-from typing import Any, Collection, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from sciarena.errors import LeaderboardInputError
 from sciarena.leaderboard.arrow_io import fast_schema, read_lines
-from sciarena.leaderboard.data import NUMERIC_COLUMNS, RawColumns, concat_raw, empty_raw, encode
-from sciarena.leaderboard.fields import (
-    DERIVED, NUMERIC_SOURCES, SEEN_RECORDS, STORE_FIELDS, STRING_FIELDS, check_fields,
-)
-from sciarena.leaderboard.scan import Scan, scan_lines
+from sciarena.leaderboard.data import NUMERIC_COLUMNS, RawColumns, empty_raw, encode
+from sciarena.leaderboard.fields import DERIVED, NUMERIC_SOURCES, STRING_FIELDS, check_fields
 
 
 def _number(value: Any) -> float:
@@ -57,19 +52,13 @@ def _derived(value: Any) -> float:
 
 
 def records_to_raw(records: Sequence[Mapping[str, Any]], origin: str = "votes",
-                   skipped: Mapping[str, int] | None = None,
-                   seen: Collection[str] | None = None) -> RawColumns:
-    """Python-side conversion of vote records (dicts) to raw columns.
-
-    Which alternative numeric keys are read is decided by the keys of the first
-    SEEN_RECORDS records, or by ``seen`` when given (records that are part of a
-    larger file)."""
+                   skipped: Mapping[str, int] | None = None) -> RawColumns:
+    """Python-side conversion of vote records (dicts) to raw columns."""
     if not records:
         return empty_raw() if not skipped else _with_skipped(empty_raw(), skipped)
-    if seen is None:
-        seen = set()
-        for record in records[:SEEN_RECORDS]:
-            seen.update(record)
+    seen: set[str] = set()
+    for record in records[:1000]:
+        seen.update(record)
     check_fields(seen, origin)
     strings = {f: encode([r.get(f) for r in records]) for f in STRING_FIELDS}
     numeric = np.full((len(records), len(NUMERIC_COLUMNS)), np.nan, dtype=np.float32)
@@ -149,65 +138,9 @@ def _first_record(data: memoryview) -> Mapping[str, Any] | None:
     return None
 
 
-def _take(raw: RawColumns, rows: np.ndarray) -> RawColumns:
-    return RawColumns(raw.models, raw.model_a[rows], raw.model_b[rows], raw.labels,
-                      raw.vote[rows], raw.subjects, raw.subject[rows], raw.question_types,
-                      raw.question_type[rows], raw.numeric[rows], raw.timestamp[rows],
-                      raw.skipped)
-
-
-def _finish_scan(scan: Scan, origin: str) -> RawColumns | None:
-    """The scanned rows plus the other lines through json.loads, in file order.
-
-    None when the result could differ from reading every line with json.loads:
-    that path decides which numeric keys exist from the first SEEN_RECORDS records,
-    so at least one of them must be a scanned (our schema) line."""
-    if not scan.fallback:
-        return scan.fast
-    records: list[dict[str, Any]] = []
-    lines: list[int] = []
-    malformed = 0
-    for number, segment in scan.fallback:
-        for line in segment.splitlines():  # as parse_lines_python splits (\r too)
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                malformed += 1
-                continue
-            if isinstance(record, dict):
-                records.append(record)
-                lines.append(number)
-            else:
-                malformed += 1
-    at = np.array(lines, dtype=np.int64)
-    fast_at = scan.fast_lines
-    if np.searchsorted(at, fast_at[0]) >= SEEN_RECORDS:
-        return None
-    # record number of each json.loads record = records before it, scanned or not
-    order = np.searchsorted(fast_at, at) + np.arange(len(at))
-    seen = set(STORE_FIELDS)
-    for record, k in zip(records, order.tolist()):
-        if k >= SEEN_RECORDS:
-            break
-        seen.update(record)
-    slow = records_to_raw(records, origin, {"malformed JSON line": malformed} if malformed else None,
-                          seen=seen)
-    merged = concat_raw([scan.fast, slow])
-    rows = np.empty(len(merged), dtype=np.int64)
-    rows[np.searchsorted(at, fast_at) + np.arange(len(fast_at))] = np.arange(len(fast_at))
-    rows[order] = len(fast_at) + np.arange(len(at))
-    return _take(merged, rows)
-
-
 def parse_lines(data: bytes | memoryview, origin: str) -> RawColumns:
     """Parse complete JSON lines (any buffer holding whole lines, e.g. a memory map)."""
     view = memoryview(data)
-    scanned = scan_lines(view)
-    finished = _finish_scan(scanned, origin) if scanned is not None else None
-    if finished is not None:
-        return finished
     first = _first_record(view)
     schema = fast_schema(first) if first is not None else None
     parsed = read_lines(view, schema, origin) if schema is not None else None
