@@ -11,7 +11,12 @@ unpenalised logistic regression solved with scipy's L-BFGS-B, per fit):
 Reference costs that would take minutes (100 per-vote bootstrap fits) are measured on
 a few rounds and extrapolated; the output says which numbers are extrapolated.
 
-Run:  /work/venv/bin/python benchmarks/bench_leaderboard.py [--votes N] [--dir DIR]
+The machine is shared: the load average is printed with the figures, and CPU
+seconds are given next to wall seconds for the CLI runs.
+
+Run:  /work/venv/bin/python benchmarks/bench_leaderboard.py [--votes N] [--dir DIR] [--sections 123]
+      (``--sections 2``: only the CLI cold/warm runs; the reference is then the
+      standard-library parse alone, without the extrapolated per-vote fits)
 """
 
 from __future__ import annotations
@@ -113,14 +118,25 @@ def main() -> None:
     parser.add_argument("--votes", type=int, default=1_000_000)
     parser.add_argument("--models", type=int, default=40)
     parser.add_argument("--dir", type=Path, default=None, help="where to write the JSONL file")
+    parser.add_argument("--sections", default="123", help="which sections to run, e.g. 2 or 13")
     args = parser.parse_args()
     n, m = args.votes, args.models
     truth = np.random.default_rng(0).normal(0, 150, m)
     print(f"{n:,} synthetic votes over {m} models (ties 9%, both-bad 3%), "
-          f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}, {os.cpu_count()} CPUs")
+          f"OPENBLAS_NUM_THREADS={os.environ['OPENBLAS_NUM_THREADS']}, {os.cpu_count()} CPUs, "
+          "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     table = simulate(truth, n, seed=1)
+    ref_lb = 0.0
+    if "1" in args.sections:
+        ref_lb = section_memory(table, truth, n, m)
+    if "2" in args.sections:
+        section_cli(table, n, ref_lb, args.dir)
+    if "3" in args.sections:
+        section_style(truth, m)
 
-    # 1. full leaderboard in memory
+
+def section_memory(table, truth: np.ndarray, n: int, m: int) -> float:
+    """1. full leaderboard in memory; returns the per-vote reference's seconds."""
     compute_leaderboard(simulate(truth, 10_000, seed=2), bootstrap=5)  # warm-up (imports, caches)
     runs = [timed(compute_leaderboard, table, bootstrap=100, seed=0, by=("subject",))[0]
             for _ in range(3)]
@@ -143,9 +159,12 @@ def main() -> None:
     line("point fit only (ours: whole leaderboard)", ours_lb, t_ref)
     line("fit + 100 bootstrap + 4 discipline fits", ours_lb, ref_lb,
          "  (reference bootstrap extrapolated from 2 rounds)")
+    return ref_lb
 
-    # 2. end-to-end CLI on a stored JSONL file
-    folder = args.dir or Path(tempfile.mkdtemp(prefix="bench-leaderboard-"))
+
+def section_cli(table, n: int, ref_lb: float, folder_arg: Path | None) -> None:
+    """2. end-to-end CLI on a stored JSONL file, cold then warm."""
+    folder = folder_arg or Path(tempfile.mkdtemp(prefix="bench-leaderboard-"))
     path = folder / "votes-bench.jsonl"
     t_write, _ = timed(write_jsonl, table, path)
     size_mb = path.stat().st_size / 1e6
@@ -169,14 +188,18 @@ def main() -> None:
     t_parse, _ = timed(parse_reference)
     print(f"\n2. End-to-end CLI on a {size_mb:,.0f} MB JSON-lines file "
           f"({size_mb * 1e6 / n:.0f} bytes/vote, written in {t_write:.1f} s)")
-    print("  reference = stdlib json.loads per line + per-vote fit + extrapolated bootstrap")
+    print("  reference = stdlib json.loads per line"
+          + (" + per-vote fit + extrapolated bootstrap" if ref_lb else " (section 1 not run)"))
+    print("  load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     line("cold (no cache: parse, write cache, leaderboard)", t_cold, t_parse + ref_lb,
          f"  (CPU {cpu_cold:.2f} s)")
     line("warm (cache hit)", t_warm, t_parse + ref_lb, f"  (CPU {cpu_warm:.2f} s)")
-    if args.dir is None:
+    if folder_arg is None:
         shutil.rmtree(folder, ignore_errors=True)
 
-    # 3. style control on 100k votes
+
+def section_style(truth: np.ndarray, m: int) -> None:
+    """3. style control on 100k votes."""
     small = simulate(truth, 100_000, seed=3, length_effect=0.15,
                      verbosity=np.random.default_rng(4).normal(0, 0.3, m))
     extra = np.random.default_rng(5).poisson(3.0, (100_000, 4)).astype(np.float64)

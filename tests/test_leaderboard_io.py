@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,10 +16,13 @@ import pytest
 
 from sciarena.errors import LeaderboardInputError
 from sciarena.leaderboard import load_votes, table_from_arrays
+from sciarena.leaderboard.arrow_io import fast_schema, read_lines
 from sciarena.leaderboard.cache import cache_path
-from sciarena.leaderboard.data import VoteTable, build_table
-from sciarena.leaderboard.parse import parse_lines_python
+from sciarena.leaderboard.data import NUMERIC_COLUMNS, VoteTable, build_table
+from sciarena.leaderboard.fields import timestamp_of
+from sciarena.leaderboard.parse import _leading_keys, parse_lines, parse_lines_python
 from sciarena.leaderboard.synthetic import simulate, write_jsonl
+from sciarena.votes.schema import VOTE_FIELDS
 
 # Released-schema records as they appear in the public train.json: mixed-case votes,
 # "bad", bare NaN tokens, no length fields.
@@ -262,3 +268,121 @@ def test_fast_reader_rejects_odd_types_and_python_path_takes_over(tmp_path: Path
     # an unusable length falls back to counting the answer's characters
     assert table.features["length"][10, 0] == len(odd["responseA"])
     assert np.isfinite(np.delete(table.features["length"][:, 0], 10)).all()
+
+
+# --- The pyarrow fast path must give exactly what the standard-library path gives. ---
+
+TRICKY_TEXT = ['plain answer [1].', 'quoted ", "modelA": "X", "vote": "A" inside an answer',
+               'back\\slash, \\" escaped quote, \\\\ double', 'unicode é 漢字 😀 \u2028 separator',
+               'line\nbreak\ttab', '{"id": "nested", "question_type": "fake"}', '']
+TRICKY_MODELS = ['gpt-4.1', 'o3', ' Claude-4 ', 'Ünïcode-M', 'tab\tname', 'model "q"', 'İstanbul-LM']
+TRICKY_VOTES = ['A', 'b', 'Tie', ' BAD ', 'both_bad', 'maybe', None, '', 'İ']
+TRICKY_STAMPS = ['2025-06-01T12:00:00Z', '2025-06-01T12:00:00.123Z', '2025-06-01T12:00:00+00:00',
+                 '2025-06-01T12:00:00', '2025-06-01T12:00:00.123456', '2025-06-01T14:00:00+02:00',
+                 '2025-06-01 12:00:00', '2025-06-01', '2024-02-29T23:59:59.999999Z',
+                 '2025-02-29T00:00:00Z', '2025-06-01T24:00:00Z', '2025-06-01T12:00:00.1234Z',
+                 '0001-01-01T00:00:00Z', 'yesterday', '', None]
+
+
+def _our_record(rng: random.Random, i: int) -> dict:
+    record = {f: None for f in VOTE_FIELDS}
+    a, b = rng.sample(TRICKY_MODELS, 2)
+    record.update(
+        id=f"id{i}", question=rng.choice(TRICKY_TEXT), responseA=rng.choice(TRICKY_TEXT),
+        responseB=rng.choice(TRICKY_TEXT), modelA=a, modelB=b, vote=rng.choice(TRICKY_VOTES),
+        citations_a=[{"number": 1, "id": "p1", "content": rng.choice(TRICKY_TEXT)}]
+        * rng.randint(0, 2),
+        citations_b=[], question_type=rng.choice(["Paper Finding", None, " ", "Others"]),
+        subject=rng.choice(["Healthcare", "Engineering", None, ""]), schema_version=1,
+        timestamp=rng.choice(TRICKY_STAMPS), consent=True, retrieval_queries=['q "x"'],
+        retrieval_filters='{"year": 2020}', context_ids=["c1"], length_a=rng.randint(0, 5000),
+        length_b=rng.randint(0, 5000), num_citations_a=rng.randint(0, 9),
+        num_citations_b=rng.randint(0, 9), input_tokens_a=rng.choice([None, 1234]),
+        output_tokens_b=rng.choice([None, 77]))
+    return record
+
+
+def _lines(records: list[dict]) -> bytes:
+    # as the vote store writes them: json.dumps, non-ASCII kept
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode()
+
+
+def _both_paths(data: bytes):
+    """(pyarrow reader's raw columns or None, table via parse_lines, table via the stdlib)."""
+    view = memoryview(data)
+    arrow = read_lines(view, fast_schema(_leading_keys(view)), "f")
+    return arrow, build_table(parse_lines(data, "f")), build_table(parse_lines_python(data, "f"))
+
+
+def test_fast_path_equals_python_path_on_adversarial_records():
+    rng = random.Random(7)
+    data = _lines([_our_record(rng, i) for i in range(800)])
+    arrow, fast, slow = _both_paths(data)
+    assert arrow is not None, "the pyarrow reader should take these lines"
+    assert_same_table(fast, slow)
+    # the cases the data was built for are really there
+    assert {"İstanbul-LM", "tab\tname", 'model "q"', "Claude-4"} <= set(fast.models)
+    assert "unknown vote label 'maybe'" in fast.skipped and "unknown vote label 'i̇'" in fast.skipped
+    assert np.isnan(fast.timestamp).any() and np.isfinite(fast.timestamp).any()
+
+
+def test_timestamps_are_read_as_fromisoformat_reads_them():
+    records = [{"modelA": "x", "modelB": "y", "vote": "A", "length_a": 1, "length_b": 1,
+                "num_citations_a": 0, "num_citations_b": 0, "timestamp": stamp}
+               for stamp in TRICKY_STAMPS * 3]
+    arrow, fast, slow = _both_paths(_lines(records))
+    assert arrow is not None
+    expected = np.array([timestamp_of(r["timestamp"]) for r in records])
+    assert np.array_equal(arrow.timestamp, expected, equal_nan=True)
+    assert_same_table(fast, slow)
+    offset = TRICKY_STAMPS.index("2025-06-01T14:00:00+02:00")
+    assert arrow.timestamp[offset] == arrow.timestamp[0]  # 14:00+02:00 is 12:00Z
+
+
+def test_alternative_keys_follow_the_first_thousand_records_rule():
+    base = {"modelA": "x", "modelB": "y", "vote": "A", "length_a": 10, "length_b": 20,
+            "num_citations_a": 1, "num_citations_b": 2}
+    records = [dict(base) for _ in range(1200)]
+    records[5]["num_supporting_a"] = 3  # within the first 1000: read for every record
+    records[1100]["num_irrelevant_b"] = 4  # first seen after 1000: ignored, by both paths
+    records[1101]["num_supporting_a"] = 6
+    arrow, fast, slow = _both_paths(_lines(records))
+    assert arrow is not None
+    assert_same_table(fast, slow)
+    supporting = fast.features["supporting"][:, 0]
+    assert supporting[5] == 3 and supporting[1101] == 6 and np.isnan(supporting[0])
+    assert np.isnan(fast.features["irrelevant"]).all()
+
+
+def test_a_length_to_derive_sends_the_file_to_the_python_path():
+    rng = random.Random(3)
+    records = [_our_record(rng, i) for i in range(50)]
+    records[20]["length_b"] = None  # the Python path counts responseB's characters
+    arrow, fast, slow = _both_paths(_lines(records))
+    assert arrow is None
+    assert_same_table(fast, slow)
+    raw = parse_lines(_lines(records), "f")
+    assert raw.numeric[20, NUMERIC_COLUMNS.index("length_b")] == len(records[20]["responseB"])
+
+
+def test_invalid_utf8_line_is_counted_not_fatal(tmp_path: Path):
+    path = tmp_path / "votes.jsonl"
+    write_jsonl(simulate([0, 100], 20, seed=1), path)
+    lines = path.read_bytes().splitlines(keepends=True)
+    for name in (b'"model-00"', b'"model-01"'):
+        lines[3] = lines[3].replace(name, b'"model-\xff"')
+    path.write_bytes(b"".join(lines))
+    table = load_votes(path, cache=False)
+    assert table.n_votes == 19 and table.skipped == {"malformed JSON line": 1}
+
+
+def test_fast_path_does_not_import_pandas(tmp_path: Path):
+    # pyarrow's to_numpy() imports pandas (half a second) once an array has nulls
+    path = tmp_path / "votes.jsonl"
+    write_jsonl(simulate([0, 100, 200], 300, seed=1), path)
+    code = ("import sys; from sciarena.leaderboard import load_votes; "
+            f"t = load_votes({str(path)!r}, cache=False); "
+            "assert t.n_votes == 300; print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.stdout.strip() == "False"

@@ -6,15 +6,18 @@ one (no length fields: lengths are counted from ``responseA/B`` characters and
 citation counts from ``len(citations_a/b)``). Formats: JSON array, JSON lines,
 Parquet. JSON lines of our schema go through pyarrow's C++ reader with an
 explicit schema (only the needed columns are materialised; blocks are parsed on
-all cores); anything that reader rejects falls back to the standard library,
-which accepts bare ``NaN`` tokens and counts malformed lines.
+all cores). The standard-library path (``parse_lines_python``) defines the
+result; the pyarrow path reproduces it exactly or declines — it rejects any line
+it cannot type (bare ``NaN``, a string where a number belongs, duplicate keys,
+invalid UTF-8, …) and gives up when a length would have to be counted from an
+answer it did not read — and the standard library then reads the file, counting
+malformed lines.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -22,42 +25,22 @@ import numpy as np
 from sciarena.errors import LeaderboardInputError
 from sciarena.leaderboard.arrow_io import fast_schema, read_lines
 from sciarena.leaderboard.data import NUMERIC_COLUMNS, RawColumns, empty_raw, encode
-from sciarena.leaderboard.fields import DERIVED, NUMERIC_SOURCES, STRING_FIELDS, check_fields
-
-
-def _number(value: Any) -> float:
-    if isinstance(value, bool) or value is None:
-        return math.nan
-    if isinstance(value, (int, float)):
-        return float(value)
-    return math.nan
-
-
-def _timestamp(value: Any) -> float:
-    if isinstance(value, str) and value:
-        try:
-            moment = datetime.fromisoformat(value)
-        except ValueError:
-            return math.nan
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=timezone.utc)
-        return moment.timestamp()
-    return _number(value)
-
-
-def _derived(value: Any) -> float:
-    if isinstance(value, (str, list)):
-        return float(len(value))
-    return math.nan
+from sciarena.leaderboard.fields import (
+    DERIVED, NUMERIC_SOURCES, SEEN_RECORDS, STRING_FIELDS, check_fields, derived_of, number_of,
+    timestamp_of,
+)
 
 
 def records_to_raw(records: Sequence[Mapping[str, Any]], origin: str = "votes",
                    skipped: Mapping[str, int] | None = None) -> RawColumns:
-    """Python-side conversion of vote records (dicts) to raw columns."""
+    """Python-side conversion of vote records (dicts) to raw columns.
+
+    Which alternative numeric keys are read is decided by the keys of the first
+    SEEN_RECORDS records."""
     if not records:
         return empty_raw() if not skipped else _with_skipped(empty_raw(), skipped)
     seen: set[str] = set()
-    for record in records[:1000]:
+    for record in records[:SEEN_RECORDS]:
         seen.update(record)
     check_fields(seen, origin)
     strings = {f: encode([r.get(f) for r in records]) for f in STRING_FIELDS}
@@ -71,11 +54,11 @@ def records_to_raw(records: Sequence[Mapping[str, Any]], origin: str = "votes",
         for row, record in enumerate(records):
             value = math.nan
             for key in keys:
-                value = _number(record.get(key))
+                value = number_of(record.get(key))
                 if not math.isnan(value):
                     break
             if math.isnan(value) and derived is not None:
-                value = _derived(record.get(derived))
+                value = derived_of(record.get(derived))
             values[row] = value
     (models_a, a), (models_b, b) = strings["modelA"], strings["modelB"]
     models = tuple(dict.fromkeys(models_a + models_b))
@@ -86,7 +69,7 @@ def records_to_raw(records: Sequence[Mapping[str, Any]], origin: str = "votes",
         labels=tuple(w.lower() for w in strings["vote"][0]), vote=strings["vote"][1],
         subjects=strings["subject"][0], subject=strings["subject"][1],
         question_types=strings["question_type"][0], question_type=strings["question_type"][1],
-        numeric=numeric, timestamp=np.array([_timestamp(r.get("timestamp")) for r in records]),
+        numeric=numeric, timestamp=np.array([timestamp_of(r.get("timestamp")) for r in records]),
         skipped=dict(skipped or {}),
     )
 
@@ -118,31 +101,39 @@ def parse_lines_python(data: bytes, origin: str) -> RawColumns:
     return records_to_raw(records, origin, {"malformed JSON line": malformed} if malformed else None)
 
 
-def _first_record(data: memoryview) -> Mapping[str, Any] | None:
-    """The first non-blank line as a record (None when it is not a JSON object)."""
-    pending, pos = b"", 0
-    while pos < len(data) or pending:
-        chunk = bytes(data[pos: pos + (1 << 16)])
+def _leading_keys(data: memoryview) -> set[str] | None:
+    """The keys of the first SEEN_RECORDS records, as parse_lines_python gathers them
+    (None when one of those lines is not a JSON object: then that path decides)."""
+    keys: set[str] = set()
+    records, pending, pos = 0, b"", 0
+    while records < SEEN_RECORDS and (pos < len(data) or pending):
+        chunk = bytes(data[pos: pos + (1 << 20)])
         pos += len(chunk)
-        lines = (pending + chunk).split(b"\n")
-        pending = lines.pop() if pos < len(data) else b""
-        for line in lines:
-            if line.strip():
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    return None
-                return record if isinstance(record, dict) else None
+        pieces = (pending + chunk).split(b"\n")
+        pending = pieces.pop() if pos < len(data) else b""
+        for line in (sub for piece in pieces for sub in piece.splitlines()):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                return None
+            if not isinstance(record, dict):
+                return None
+            keys.update(record)
+            records += 1
+            if records == SEEN_RECORDS:
+                break
         if not chunk:
             break
-    return None
+    return keys if records else None
 
 
 def parse_lines(data: bytes | memoryview, origin: str) -> RawColumns:
     """Parse complete JSON lines (any buffer holding whole lines, e.g. a memory map)."""
     view = memoryview(data)
-    first = _first_record(view)
-    schema = fast_schema(first) if first is not None else None
+    seen = _leading_keys(view)
+    schema = fast_schema(seen) if seen is not None else None
     parsed = read_lines(view, schema, origin) if schema is not None else None
     return parsed if parsed is not None else parse_lines_python(bytes(view), origin)
 
