@@ -14,7 +14,5 @@ if __name__ == "__main__":
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     settings = Settings.from_env()
     services = build_services(settings)
-    if services.hub_sync is not None:
-        services.hub_sync.start()
-    services.votes.refresh_in_background()
+    services.start_background()  # Hub sync, Hub vote refresh, leaderboard cache warmer
     build_app(services).queue(default_concurrency_limit=16).launch(**launch_kwargs())

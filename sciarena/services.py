@@ -17,6 +17,7 @@ from sciarena.battle import BattleRunner, Progress, new_battle, sample_pair, val
 from sciarena.classify import classify_question, infer_subject
 from sciarena.config import Settings
 from sciarena.errors import RetrievalError, SciArenaError
+from sciarena.leaderboard.warmer import CacheWarmer
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever, open_retriever
 from sciarena.types import GenerationRequest, Vote
@@ -41,6 +42,7 @@ class Services:
     store: LocalVoteStore
     votes: VoteSource  # what the leaderboard reads: Hub copies + local shards, each shard once
     counts: BattleCounts  # battles per model, so pair sampling can favour newcomers
+    warmer: CacheWarmer  # keeps the leaderboard's columnar cache current; started by app.py
     hub_sync: HubSync | None = None  # pushes local shards to the votes dataset; started by app.py
     rng: random.Random = field(default_factory=random.Random, compare=False)
     started_in_s: float = 0.0
@@ -64,6 +66,13 @@ class Services:
                                     messages=build_messages(question, retrieval.references))
         return request, self.runner.run(battle, request)
 
+
+    def start_background(self) -> None:
+        """Start the background work a long-running app wants (not tests or the CLI)."""
+        if self.hub_sync is not None:
+            self.hub_sync.start()
+        self.votes.refresh_in_background()
+        self.warmer.start()
 
     def record_vote(self, vote: Vote) -> None:
         """Write the vote durably (VoteRejected if this battle already has one), then count it."""
@@ -111,6 +120,7 @@ def build_services(settings: Settings) -> Services:
         store=store,
         votes=votes,
         counts=BattleCounts(votes.files),
+        warmer=CacheWarmer(store.files),
         hub_sync=hub_sync,
         rng=rng,
         started_in_s=time.perf_counter() - start,
