@@ -17,8 +17,9 @@ from sciarena.retrieval.corpus import (
     demo_corpus_files, parse_bibtex, read_corpus, read_corpus_file,
 )
 from sciarena.retrieval.grouping import group_passages
+from sciarena.retrieval.bm25 import bm25_index, top_indices
 from sciarena.retrieval.local import (
-    LocalIndex, LocalRetriever, bm25_index, load_demo_index, open_local_retriever,
+    LocalIndex, LocalRetriever, load_demo_index, open_local_retriever,
 )
 from sciarena.retrieval.passages import (
     chunk_text, indexed_text, paper_passages, split_sentences,
@@ -205,6 +206,22 @@ def test_numpy_build_matches_bm25s_own_tokenize_and_index(corpus, batch):
         theirs_col = slice(*theirs.scores["indptr"][b:b + 2])
         assert list(ours.scores["indices"][ours_col]) == list(theirs.scores["indices"][theirs_col])
         assert ours.scores["data"][ours_col] == pytest.approx(theirs.scores["data"][theirs_col], rel=1e-6)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_top_indices_equal_a_full_sort(seed):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([50, 5_000, 200_000]))
+    scores = np.zeros(n, dtype=np.float32)
+    matches = rng.choice(n, size=int(n * rng.choice([0.0005, 0.05, 0.9])) + 1, replace=False)
+    # coarse values so ties are common, as with repeated one-word passages
+    scores[matches] = rng.integers(1, 40, size=matches.shape[0]) / 4
+    for k in (1, 7, 30, 1000):
+        positive = np.flatnonzero(scores > 0)
+        expected = positive[np.lexsort((positive, -scores[positive]))][:k]
+        assert top_indices(scores, k).tolist() == expected.tolist()
 
 
 def test_empty_and_unmatched_queries_return_nothing(index):

@@ -13,22 +13,19 @@ import json
 import logging
 import mmap
 import os
-import re
 import shutil
 import tempfile
 import time
 from dataclasses import asdict, fields
-from itertools import islice
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Sequence
 
 import bm25s
 import numpy as np
-import Stemmer
-from bm25s.stopwords import STOPWORDS_EN
 
 from sciarena.config import DEMO_CORPUS_DIR
 from sciarena.errors import RetrievalError
+from sciarena.retrieval.bm25 import STEMMER_LANGUAGE, bm25_index, query_term_ids, top_indices
 from sciarena.retrieval.corpus import PaperText, demo_corpus_files, read_corpus
 from sciarena.retrieval.grouping import group_passages
 from sciarena.retrieval.passages import (
@@ -39,9 +36,6 @@ from sciarena.types import Paper, Passage, Retrieval
 log = logging.getLogger(__name__)
 
 INDEX_FORMAT = 1  # bump when chunking or tokenisation changes: demo caches key on it
-_SPLIT_WORDS = re.compile(r"(?u)\b\w\w+\b").findall  # bm25s's default token pattern
-_STOPWORDS = frozenset(STOPWORDS_EN)
-_STEMMER_LANGUAGE = "english"
 _KINDS = ("body", "abstract", "title")
 _PAPER_FIELDS = frozenset(f.name for f in fields(Paper))
 
@@ -130,7 +124,7 @@ class LocalIndex:
         del indexed
         meta: dict[str, object] = {
             "format": INDEX_FORMAT, "passages": len(texts), "papers": len(papers),
-            "max_words": max_words, "stemmer": _STEMMER_LANGUAGE, "stopwords": "bm25s-en",
+            "max_words": max_words, "stemmer": STEMMER_LANGUAGE, "stopwords": "bm25s-en",
             "bm25s": bm25s.__version__, "fingerprint": fingerprint,
         }
         return cls(bm25, _MemoryStore(texts, papers), np.asarray(paper_of, dtype=np.int32),
@@ -172,8 +166,13 @@ class LocalIndex:
         (staging / "meta.json").write_text(json.dumps(self.meta, indent=1), encoding="utf-8")
 
     @classmethod
-    def load(cls, directory: Path, *, mmap_scores: bool = False) -> "LocalIndex":
-        """Open an index written by :meth:`save`; ``mmap_scores`` leaves the BM25 matrix on disk."""
+    def load(cls, directory: Path, *, mmap_scores: bool = True) -> "LocalIndex":
+        """Open an index written by :meth:`save`.
+
+        With ``mmap_scores`` (the default) the BM25 matrix stays on disk and the OS pages
+        in what queries touch: loading is faster and processes share the page cache;
+        ``False`` reads it into memory.
+        """
         directory = Path(directory)
         meta_path = directory / "meta.json"
         if not meta_path.is_file():
@@ -198,15 +197,11 @@ class LocalIndex:
         """The ``k`` best passages for ``query`` by BM25 score, best first; no zero scores."""
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
-        ids = self._token_ids(query)
+        ids = query_term_ids(self._bm25, query)
         if not ids:
             return []
         scores = self._bm25.get_scores_from_ids(ids)
-        k = min(k, scores.shape[0])
-        top = np.argpartition(scores, scores.shape[0] - k)[-k:]
-        top = top[scores[top] > 0]
-        top = top[np.lexsort((top, -scores[top]))]  # best first; ties in index order
-        return [self.passage(int(i), float(scores[i])) for i in top]
+        return [self.passage(int(i), float(scores[i])) for i in top_indices(scores, k)]
 
     def passage(self, i: int, score: float = 0.0) -> Passage:
         """The passage stored at row ``i``."""
@@ -215,98 +210,6 @@ class LocalIndex:
         return Passage(passage_id=passage_id(paper.paper_id, position), paper=paper,
                        text=self._store.text(i), position=position, score=score,
                        kind=_KINDS[int(self._kind[i])])
-
-    def _token_ids(self, query: str) -> list[int]:
-        words = [w for w in _SPLIT_WORDS(query.lower()) if w not in _STOPWORDS]
-        # A Stemmer must not be shared between threads; one per query costs microseconds.
-        stems = Stemmer.Stemmer(_STEMMER_LANGUAGE).stemWords(words)
-        vocab = self._bm25.vocab_dict
-        return [vocab[s] for s in stems if s in vocab]
-
-
-class _WordIds(dict[str, int]):
-    """word -> id, stopwords first; new words get the next id and are queued for stemming."""
-
-    def __init__(self) -> None:
-        super().__init__((word, i) for i, word in enumerate(sorted(_STOPWORDS)))
-        self.new_words: list[str] = []
-
-    def __missing__(self, word: str) -> int:
-        self[word] = len(self)
-        self.new_words.append(word)
-        return len(self) - 1
-
-
-def bm25_index(texts: Iterable[str], k1: float = 1.5, b: float = 0.75,
-               batch: int = 20_000) -> bm25s.BM25:
-    """A bm25s index (Lucene BM25) of ``texts``, tokenised exactly as queries are.
-
-    Gives the matrix ``bm25s.tokenize`` + ``BM25.index`` give (a test checks it) but
-    counts terms with numpy, a batch of texts at a time, instead of a Python Counter
-    per text: faster, and well under half the peak memory on a million passages.
-    """
-    word_ids, stemmer = _WordIds(), Stemmer.Stemmer(_STEMMER_LANGUAGE)
-    n_stop = len(word_ids)  # word ids below this are stopwords and get dropped
-    vocab: dict[str, int] = {}
-    term_of = np.empty(0, dtype=np.int64)  # word id - n_stop -> term (stem) id
-    batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (term, doc, tf), term-sorted
-    lengths: list[np.ndarray] = []
-    n_docs, stream = 0, iter(texts)
-    while block := list(islice(stream, batch)):
-        ids = [np.fromiter(map(word_ids.__getitem__, _SPLIT_WORDS(text.lower())), dtype=np.int32)
-               for text in block]
-        ids = [a[a >= n_stop] for a in ids]
-        stems = stemmer.stemWords(word_ids.new_words)
-        word_ids.new_words = []
-        term_of = np.concatenate([term_of, np.fromiter(
-            (vocab.setdefault(stem, len(vocab)) for stem in stems), dtype=np.int64, count=len(stems))])
-        sizes = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-        # One key per token, term-major, so np.unique yields term-sorted (term, doc)
-        # pairs with their term frequencies.
-        keys = term_of[np.concatenate(ids) - n_stop] * len(block)
-        keys += np.repeat(np.arange(len(block), dtype=np.int64), sizes)
-        keys, tf = np.unique(keys, return_counts=True)
-        term, doc = np.divmod(keys, len(block))
-        batches.append((term.astype(np.int32), (doc + n_docs).astype(np.int32), tf.astype(np.float32)))
-        lengths.append(sizes)
-        n_docs += len(block)
-    if not vocab:
-        raise RetrievalError("the corpus has no indexable words")
-    n_terms = len(vocab)
-    df = np.zeros(n_terms + 1, dtype=np.int64)  # the last column is bm25s's empty token
-    for term, _, _ in batches:
-        df += np.bincount(term, minlength=n_terms + 1)
-    indptr = np.zeros(n_terms + 2, dtype=np.int64)
-    np.cumsum(df, out=indptr[1:])
-    # Place each batch's entries straight into their CSC columns (a counting sort):
-    # batches come in document order, so every column's documents stay sorted.
-    doc_out = np.empty(indptr[-1], dtype=np.int32)
-    tf_out = np.empty(indptr[-1], dtype=np.float32)
-    filled = indptr[:-1].copy()
-    for term, doc, tf in _drain(batches):
-        runs, run_start, run_size = np.unique(term, return_index=True, return_counts=True)
-        slots = filled[term] + np.arange(len(term)) - np.repeat(run_start, run_size)
-        doc_out[slots], tf_out[slots] = doc, tf
-        filled[runs] += run_size
-    doc_length = np.concatenate(lengths)
-    norm = (k1 * (1 - b + b * doc_length / doc_length.mean())).astype(np.float32)
-    tf_out /= tf_out + norm[doc_out]
-    tf_out *= np.repeat(np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32), df)
-    vocab[""] = n_terms
-    bm25 = bm25s.BM25(method="lucene", k1=k1, b=b, backend="numpy")
-    bm25.scores = {"data": tf_out, "indices": doc_out, "indptr": indptr, "num_docs": n_docs}
-    bm25.vocab_dict = vocab
-    bm25.unique_token_ids_set = set(vocab.values())
-    bm25.nonoccurrence_array = None
-    return bm25
-
-
-def _drain(items: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> Iterator[
-        tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Yield and forget the list's items in order, so each one's memory is freed once used."""
-    items.reverse()
-    while items:
-        yield items.pop()
 
 
 def _write_blob(path: Path, chunks: Iterable[bytes]) -> np.ndarray:

@@ -1,0 +1,144 @@
+"""BM25 with bm25s matrices: index texts, turn a query into term ids, pick the top k.
+
+Texts and queries go through the same steps: lower-case, bm25s's token pattern,
+English stopwords (bm25s's list), Snowball English stems (PyStemmer). The matrix is
+bm25s's (Lucene BM25, k1=1.5, b=0.75), so ``bm25s.BM25.save``/``load`` and its scoring
+work on it unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import islice
+from typing import Iterable, Iterator
+
+import bm25s
+import numpy as np
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN
+
+from sciarena.errors import RetrievalError
+
+_SPLIT_WORDS = re.compile(r"(?u)\b\w\w+\b").findall  # bm25s's default token pattern
+_STOPWORDS = frozenset(STOPWORDS_EN)
+STEMMER_LANGUAGE = "english"
+
+
+def query_term_ids(bm25: bm25s.BM25, query: str) -> list[int]:
+    """The index's term ids for the words of ``query`` (unknown words and stopwords dropped)."""
+    words = [w for w in _SPLIT_WORDS(query.lower()) if w not in _STOPWORDS]
+    # A Stemmer must not be shared between threads; one per query costs microseconds.
+    stems = Stemmer.Stemmer(STEMMER_LANGUAGE).stemWords(words)
+    vocab = bm25.vocab_dict
+    return [vocab[s] for s in stems if s in vocab]
+
+
+def top_indices(scores: np.ndarray, k: int, stride: int = 64) -> np.ndarray:
+    """Indices of the ``k`` highest positive scores, best first, ties in index order.
+
+    A threshold from every ``stride``-th score usually leaves a few hundred candidates
+    to rank, a pass over the array; argpartition over all scores takes 5-100 ms at a
+    million passages (slowest when most scores are tied zeros).
+    """
+    candidates = None
+    if scores.shape[0] >= 16 * stride * k:
+        sample = scores[::stride]
+        rank = sample.shape[0] - (4 * k // stride + 2)  # ~(4k + 2 stride) scores lie above it
+        threshold = np.partition(sample, rank)[rank]
+        if threshold > 0:
+            candidates = np.flatnonzero(scores >= threshold)
+            # Fewer than k above the threshold: it was too high, so rank every match.
+            candidates = candidates if candidates.shape[0] >= k else None
+    if candidates is None:
+        candidates = np.flatnonzero(scores > 0)
+    if candidates.shape[0] > k:
+        values = scores[candidates]
+        kth = np.partition(values, values.shape[0] - k)[values.shape[0] - k]
+        candidates = candidates[values >= kth]
+    return candidates[np.lexsort((candidates, -scores[candidates]))][:k]
+
+
+class _WordIds(dict[str, int]):
+    """word -> id, stopwords first; new words get the next id and are queued for stemming."""
+
+    def __init__(self) -> None:
+        super().__init__((word, i) for i, word in enumerate(sorted(_STOPWORDS)))
+        self.new_words: list[str] = []
+
+    def __missing__(self, word: str) -> int:
+        self[word] = len(self)
+        self.new_words.append(word)
+        return len(self) - 1
+
+
+def bm25_index(texts: Iterable[str], k1: float = 1.5, b: float = 0.75,
+               batch: int = 20_000) -> bm25s.BM25:
+    """A bm25s index (Lucene BM25) of ``texts``, tokenised exactly as queries are.
+
+    Gives the matrix ``bm25s.tokenize`` + ``BM25.index`` give (a test checks it) but
+    counts terms with numpy, a batch of texts at a time, instead of a Python Counter
+    per text: at 100k passages about 2x faster with 1.7x less peak memory
+    (benchmarks/bench_retrieval.py measures both).
+    """
+    word_ids, stemmer = _WordIds(), Stemmer.Stemmer(STEMMER_LANGUAGE)
+    n_stop = len(word_ids)  # word ids below this are stopwords and get dropped
+    vocab: dict[str, int] = {}
+    term_of = np.empty(0, dtype=np.int64)  # word id - n_stop -> term (stem) id
+    batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (term, doc, tf), term-sorted
+    lengths: list[np.ndarray] = []
+    n_docs, stream = 0, iter(texts)
+    while block := list(islice(stream, batch)):
+        ids = [np.fromiter(map(word_ids.__getitem__, _SPLIT_WORDS(text.lower())), dtype=np.int32)
+               for text in block]
+        ids = [a[a >= n_stop] for a in ids]
+        stems = stemmer.stemWords(word_ids.new_words)
+        word_ids.new_words = []
+        term_of = np.concatenate([term_of, np.fromiter(
+            (vocab.setdefault(stem, len(vocab)) for stem in stems), dtype=np.int64, count=len(stems))])
+        sizes = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+        # One key per token, term-major, so np.unique yields term-sorted (term, doc)
+        # pairs with their term frequencies.
+        keys = term_of[np.concatenate(ids) - n_stop] * len(block)
+        keys += np.repeat(np.arange(len(block), dtype=np.int64), sizes)
+        keys, tf = np.unique(keys, return_counts=True)
+        term, doc = np.divmod(keys, len(block))
+        batches.append((term.astype(np.int32), (doc + n_docs).astype(np.int32), tf.astype(np.float32)))
+        lengths.append(sizes)
+        n_docs += len(block)
+    if not vocab:
+        raise RetrievalError("the corpus has no indexable words")
+    n_terms = len(vocab)
+    df = np.zeros(n_terms + 1, dtype=np.int64)  # the last column is bm25s's empty token
+    for term, _, _ in batches:
+        df += np.bincount(term, minlength=n_terms + 1)
+    indptr = np.zeros(n_terms + 2, dtype=np.int64)
+    np.cumsum(df, out=indptr[1:])
+    # Place each batch's entries straight into their CSC columns (a counting sort):
+    # batches come in document order, so every column's documents stay sorted.
+    doc_out = np.empty(indptr[-1], dtype=np.int32)
+    tf_out = np.empty(indptr[-1], dtype=np.float32)
+    filled = indptr[:-1].copy()
+    for term, doc, tf in _drain(batches):
+        runs, run_start, run_size = np.unique(term, return_index=True, return_counts=True)
+        slots = filled[term] + np.arange(len(term)) - np.repeat(run_start, run_size)
+        doc_out[slots], tf_out[slots] = doc, tf
+        filled[runs] += run_size
+    doc_length = np.concatenate(lengths)
+    norm = (k1 * (1 - b + b * doc_length / doc_length.mean())).astype(np.float32)
+    tf_out /= tf_out + norm[doc_out]
+    tf_out *= np.repeat(np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32), df)
+    vocab[""] = n_terms
+    bm25 = bm25s.BM25(method="lucene", k1=k1, b=b, backend="numpy")
+    bm25.scores = {"data": tf_out, "indices": doc_out, "indptr": indptr, "num_docs": n_docs}
+    bm25.vocab_dict = vocab
+    bm25.unique_token_ids_set = set(vocab.values())
+    bm25.nonoccurrence_array = None
+    return bm25
+
+
+def _drain(items: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> Iterator[
+        tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Yield and forget the list's items in order, so each one's memory is freed once used."""
+    items.reverse()
+    while items:
+        yield items.pop()
