@@ -5,6 +5,7 @@ import signal
 import sys
 
 from sciarena.config import Settings
+from sciarena.errors import SciArenaError
 from sciarena.services import build_services
 from sciarena.ui import build_app, launch_kwargs
 
@@ -12,7 +13,9 @@ if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # Spaces stop containers with SIGTERM; exiting normally lets the Hub sync make its final push.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    settings = Settings.from_env()
-    services = build_services(settings)
+    try:
+        services = build_services(Settings.from_env())
+    except (SciArenaError, ValueError) as err:  # bad configuration: say what to fix, not a traceback
+        sys.exit(f"sciarena: cannot start: {err}")
     services.start_background()  # Hub sync, Hub vote refresh, leaderboard cache warmer
     build_app(services).queue(default_concurrency_limit=16).launch(**launch_kwargs())
