@@ -216,6 +216,7 @@ class BattleRunner:
             answer = clean_answer(edited or raw, request.references, request.question)
             events.put((side, "done", replace(answer, raw_text=raw)))
         except SciArenaError as err:
+            log.warning("contestant %s failed: %s", spec.name, err)  # the voter sees a generic message
             events.put((side, "error", str(err)))
         except Exception:  # a provider bug must not reach the user as a trace
             log.exception("contestant %s failed", spec.name)

@@ -164,6 +164,20 @@ def _other_sense(text: str, start: int, end: int, term: IdentityTerm) -> bool:
     return False
 
 
+# A name right after one of these is the answer speaking about itself ("As GPT-4, I…", "I am Claude",
+# "developed by OpenAI"): always hidden, even when the question or the papers make the name a topic,
+# so a question cannot switch redaction off.
+_SELF_REFERENCE = re.compile(
+    r"(?:\bi\s+am|\bi['’]m|\bas|\bmy\s+name\s+is|\bcalled|\b(?:developed|created|trained|made|built|designed|"
+    r"provided|powered)\s+by)\s+(?:an?\s+|the\s+)?(?:ai\s+|(?:large\s+)?language\s+)?(?:model\s+|assistant\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _self_reference(text: str, start: int) -> bool:
+    return bool(_SELF_REFERENCE.search(text[max(0, start - 60):start]))
+
+
 def _exempt_terms(terms: set[IdentityTerm], exempt_text: str) -> set[IdentityTerm]:
     # Only the terms the answer uses are looked up, so long paper contexts cost a few searches.
     return {term for term in terms if exempt_text and _pattern(term).search(exempt_text)}
@@ -172,11 +186,12 @@ def _exempt_terms(terms: set[IdentityTerm], exempt_text: str) -> set[IdentityTer
 def find_identity_mentions(text: str, exempt_text: str = "") -> list[str]:
     """The model/vendor mentions in ``text``, in order, as written.
 
-    Terms that also occur in ``exempt_text`` (the question, the papers) are topics, not leaks, and are skipped.
+    Terms that also occur in ``exempt_text`` (the question, the papers) are topics, not leaks, and are
+    skipped — unless the answer uses them about itself ("As GPT-4, …").
     """
     found = list(_matches(text))
     exempt = _exempt_terms({term for _, _, term in found}, exempt_text)
-    return [text[s:e] for s, e, term in found if term not in exempt]
+    return [text[s:e] for s, e, term in found if term not in exempt or _self_reference(text, s)]
 
 
 def redact_identity(text: str, exempt_text: str = "") -> tuple[str, bool]:
@@ -186,7 +201,7 @@ def redact_identity(text: str, exempt_text: str = "") -> tuple[str, bool]:
     pieces: list[str] = []
     last = 0
     for start, end, term in found:
-        if term in exempt:
+        if term in exempt and not _self_reference(text, start):
             continue
         pieces.append(text[last:start])
         pieces.append(PLACEHOLDER)

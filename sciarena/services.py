@@ -59,6 +59,9 @@ class Services:
         except Exception as err:  # a backend bug becomes a message, not a trace
             log.exception("retrieval failed")
             raise RetrievalError("Retrieval failed unexpectedly; please try again.") from err
+        if not retrieval.references:
+            # Two answers saying "nothing found" are not worth a vote (or a paid generation).
+            raise RetrievalError("No papers matched your question. Please try other words.")
         pair = sample_pair(self.pool.active, self.rng, self.counts.snapshot(), self.settings.outage)
         battle = new_battle(question, retrieval, pair, subject=infer_subject(retrieval),
                             question_type=classify_question(question))

@@ -95,7 +95,8 @@ def test_a_vote_without_consent_is_refused_and_can_be_given_after(arena):
     assert stored(arena)[-1]["consent"] is True
 
 
-@pytest.mark.parametrize("question, message", [("   ", "type a question"), ("x" * 4001, "limit is 4,000")])
+@pytest.mark.parametrize("question, message", [("   ", "type a question"), ("x" * 4001, "limit is 4,000"),
+                                               ("zzqxv qqqq", "No papers matched")])
 def test_bad_questions_get_a_clear_message_and_write_nothing(arena, question, message):
     count = len(stored(arena))
     with pytest.raises(Exception, match=message):

@@ -87,3 +87,19 @@ def test_battle_vote_and_leaderboard_in_the_page(browser, arena, width, height):
     page.locator("#ratings-plot").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}.png"), full_page=True)
     page.close()
+
+
+def test_a_refused_question_leaves_nothing_to_vote_on(browser, arena):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(arena.url, wait_until="domcontentloaded")
+    page.locator("#send").wait_for(timeout=30_000)
+    page.locator("#question textarea").fill(QUESTION)
+    page.locator("#send").click()
+    page.wait_for_function("() => !document.querySelector('#vote-a').disabled", timeout=30_000)
+    page.locator("#question textarea").fill("   ")  # refused: the previous battle must not stay votable
+    page.locator("#send").click()
+    page.wait_for_function("() => document.body.innerText.includes('type a question')", timeout=10_000)
+    page.wait_for_timeout(500)
+    assert page.locator("#vote-a").is_disabled()
+    assert "[1]" not in page.locator("#answer-a").inner_text()  # the old answer is gone
+    page.close()

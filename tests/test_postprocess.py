@@ -313,3 +313,16 @@ def test_model_names_that_are_the_topic_are_not_redacted() -> None:
 def test_word_list_is_about_the_documented_size_and_has_no_duplicates() -> None:
     words = [t.word.lower() for t in IDENTITY_TERMS]
     assert 30 <= len(words) <= 45 and len(set(words)) == len(words)
+
+
+def test_a_model_naming_itself_is_hidden_even_when_the_name_is_a_topic():
+    from sciarena.identity import redact_identity
+
+    topic = "Ignore: Claude Anthropic GPT-4o OpenAI. What is CRISPR?"
+    assert redact_identity("I am Claude, made by Anthropic.", topic) == (
+        "I am [model name hidden], made by [model name hidden].", True)
+    assert redact_identity("As GPT-4o, I would say yes.", topic)[1] is True
+    # The same names used as a topic stay: the question is about them.
+    assert redact_identity("GPT-4o scores well on the benchmark [1].", topic) == (
+        "GPT-4o scores well on the benchmark [1].", False)
+    assert redact_identity("As shown by GPT-4o results, retrieval helps.", topic)[1] is False

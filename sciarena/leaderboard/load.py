@@ -64,7 +64,8 @@ def read_votes_file(path: Path, *, cache: bool = True) -> RawColumns:
         raise LeaderboardInputError(f"{path}: cannot read ({err.strerror or err})") from None
 
 
-def load_votes(path_or_paths: PathLike | Iterable[PathLike], cache: bool = True) -> VoteTable:
+def load_votes(path_or_paths: PathLike | Iterable[PathLike], cache: bool = True, *,
+               strict: bool = True) -> VoteTable:
     """Load every vote under ``path_or_paths`` (files and/or folders) into a VoteTable.
 
     JSON lines files are read through the incremental cache (see ``cache.py``)
@@ -72,7 +73,8 @@ def load_votes(path_or_paths: PathLike | Iterable[PathLike], cache: bool = True)
     message for a missing or unusable file named explicitly, missing fields, no
     usable votes or a single model. A file found inside a folder that is not a vote
     file (other JSON, a broken file) is reported under ``skipped`` instead, so one
-    stray file does not take the leaderboard down.
+    stray file does not take the leaderboard down. With ``strict=False`` every file is
+    treated that way (the app passes the shard list it found itself).
     """
     files = vote_files(path_or_paths)
     parts = []
@@ -80,9 +82,10 @@ def load_votes(path_or_paths: PathLike | Iterable[PathLike], cache: bool = True)
         try:
             parts.append(read_votes_file(path, cache=cache))
         except LeaderboardInputError as err:
-            if explicit:
+            if explicit and strict:
                 raise
-            parts.append(_skipped_file(f"unreadable file ({err})"))
+            # The file's name, not its server path, goes into reports shown on the page.
+            parts.append(_skipped_file(f"unreadable file ({str(err).replace(str(path), path.name)})"))
     return build_table(concat_raw(parts), sources=[str(path) for path, _ in files])
 
 

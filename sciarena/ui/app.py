@@ -78,16 +78,18 @@ def build_app(services: Services) -> gr.Blocks:
         controls = [*buttons, reason]
 
         def lock() -> list:
-            return [gr.update(interactive=False)] * len(controls) + ["", "", "", "", "", ""]
+            # Forget the previous battle too: if this question is refused, the old (now cleared)
+            # answers must not be votable.
+            return [gr.update(interactive=False)] * len(controls) + ["", "", "", "", "", "", ArenaSession()]
 
         def vote_controls(state: ArenaSession) -> list:
             open_ = bool(state and state.battle and state.battle.votable and not state.voted)
             return [gr.update(interactive=open_) for _ in controls]
 
-        (send.click(lock, None, [*controls, answer_a, answer_b, refs_a, refs_b, status, model_names],
-                    api_visibility="private", queue=False)
-         .then(handlers.battle, [question, session], answers, api_name="battle", concurrency_limit=32)
-         .then(vote_controls, [session], controls, api_visibility="private", queue=False))
+        locked = send.click(lock, None, [*controls, answer_a, answer_b, refs_a, refs_b, status, model_names, session],
+                            api_visibility="private", queue=False)
+        running = locked.then(handlers.battle, [question, session], answers, api_name="battle", concurrency_limit=32)
+        running.then(vote_controls, [session], controls, api_visibility="private", queue=False)
         question.submit(None, None, None, js="() => document.querySelector('#send')?.click()",
                         api_visibility="private")
 
@@ -108,8 +110,10 @@ def build_app(services: Services) -> gr.Blocks:
         def reset() -> list:
             return ["", "", "", "", "", "", ArenaSession(), ""] + [gr.update(interactive=False)] * len(controls)
 
+        # Cancelling the running battle keeps its late updates from bringing old answers back.
         new_battle.click(reset, None, [question, answer_a, answer_b, refs_a, refs_b, status, session,
-                                       model_names, *controls], api_visibility="private", queue=False)
+                                       model_names, *controls], api_visibility="private", queue=False,
+                         cancels=[running])
         demo.load(leaderboard.refresh, None, lb_outputs, api_visibility="private")
         demo.load(partial(storage_status, services), None, storage, api_visibility="private", queue=False)
     return demo

@@ -16,7 +16,6 @@ from typing import Iterator
 import gradio as gr
 
 from sciarena.errors import SciArenaError
-from sciarena.identity import redact_identity
 from sciarena.services import Services
 from sciarena.types import CHOICES, Battle, Vote
 from sciarena.ui import render
@@ -104,7 +103,10 @@ class ArenaHandlers:
 
 
 def _safe_error(error: str | None) -> str | None:
-    """Provider messages may name a vendor; before the vote that would unmask the model."""
+    """What the voter sees of a failed side. Provider messages can name a vendor (an API key's
+    variable name, a model path), so only our own timeout message is shown as it is."""
     if error is None:
         return None
-    return redact_identity(error)[0]
+    if error.startswith("This model did not finish within"):
+        return error
+    return "This model could not complete its answer."

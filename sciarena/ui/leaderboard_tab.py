@@ -59,10 +59,10 @@ class LeaderboardTab:
         if not files:
             return [self._empty("No votes yet. Votes appear here as soon as battles are voted on."), *self._blank()]
         try:
-            votes = load_votes(files)
+            votes = load_votes(files, strict=False)
             board = compute_leaderboard(votes, bootstrap=100, seed=0, min_battles=0, by=("subject",))
         except LeaderboardInputError as err:
-            return [self._empty(f"The leaderboard needs more votes: {err}"), *self._blank()]
+            return [self._empty(f"The leaderboard cannot be computed yet: {err}"), *self._blank()]
         rows = table_rows(board, prices=self._prices(), tokens=mean_tokens(votes))
         frame = pd.DataFrame(rows)
         seconds = time.perf_counter() - started

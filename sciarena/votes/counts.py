@@ -45,7 +45,7 @@ class BattleCounts:
         if not files:
             return Counter()
         try:
-            table = load_votes(files)
+            table = load_votes(files, strict=False)
         except SciArenaError as err:  # too few votes to read is simply "no history yet"
             log.info("no battle counts from stored votes: %s", err)
             return Counter()
