@@ -128,25 +128,35 @@ class BattleRunner:
 
     def run(self, battle: Battle, request: GenerationRequest) -> Iterator[Progress]:
         """Yield snapshots until both sides have ended; the last one holds both SideResults."""
-        from sciarena.identity import redact_identity, topic_text
-        from sciarena.postprocess import ReasoningFilter
+        from sciarena.identity import topic_text
 
         events: queue.Queue[_Event] = queue.Queue()
         exempt = topic_text(request.question, request.references)
         start = self._clock()
         specs = {"a": battle.model_a, "b": battle.model_b}
+        stop = threading.Event()  # set when this generator ends: abandoned sides stop generating (and billing)
         for side, spec in specs.items():
-            threading.Thread(target=self._pump, args=(side, spec, request, events),
+            threading.Thread(target=self._pump, args=(side, spec, request, events, stop),
                              name=f"battle-{battle.battle_id[:8]}-{side}", daemon=True).start()
 
+        try:
+            yield from self._follow(battle, specs, events, start, exempt)
+        finally:
+            stop.set()
+
+    def _follow(self, battle: Battle, specs: dict[str, ModelSpec], events: queue.Queue[_Event], start: float,
+                exempt: str) -> Iterator[Progress]:
+        """Drain both sides' events into snapshots until both have ended or time is up."""
+        from sciarena.identity import redact_identity
+        from sciarena.postprocess import ReasoningFilter
+
+        results: dict[str, SideResult] = {}
         shown = {"a": "", "b": ""}
         safe = {"a": "", "b": ""}  # shown, with identity words redacted
         filters = {"a": ReasoningFilter(), "b": ReasoningFilter()}
         first_token: dict[str, float | None] = {"a": None, "b": None}
         usage = {"a": Usage(), "b": Usage()}
-        results: dict[str, SideResult] = {}
         deadline = start + self._timeout_s
-
         while len(results) < 2:
             try:
                 batch = [events.get(timeout=max(0.0, deadline - self._clock()))]
@@ -188,14 +198,20 @@ class BattleRunner:
             # Redact while streaming too: a name shown mid-stream would break anonymity
             # even if the final answer is redacted. Only sides that changed are checked again.
             for side in {side for side, _, _ in batch}:
-                safe[side] = redact_identity(shown[side], exempt)[0]
+                # A name cut across two chunks ("Anthrop|ic") is not caught yet: hold back the last
+                # unfinished word until the next chunk completes it.
+                text = shown[side] if side in results else _complete_words(shown[side])
+                safe[side] = redact_identity(text, exempt)[0]
             yield Progress(safe["a"], safe["b"], battle)
 
         final = replace(battle, side_a=results["a"], side_b=results["b"])
-        yield Progress(redact_identity(_display(results["a"], shown["a"]), exempt)[0],
-                       redact_identity(_display(results["b"], shown["b"]), exempt)[0], final)
+        # A finished answer was redacted by clean_answer; a failed side shows what it streamed.
+        texts = {side: results[side].answer.text if results[side].answer else redact_identity(shown[side], exempt)[0]
+                 for side in ("a", "b")}
+        yield Progress(texts["a"], texts["b"], final)
 
-    def _pump(self, side: str, spec: ModelSpec, request: GenerationRequest, events: queue.Queue[_Event]) -> None:
+    def _pump(self, side: str, spec: ModelSpec, request: GenerationRequest, events: queue.Queue[_Event],
+              stop: threading.Event) -> None:
         """Stream one side into the queue, then clean its answer here, off the caller's loop,
         so an LLM editor call for one side never holds up the other side's stream."""
         from sciarena.postprocess import clean_answer
@@ -205,7 +221,13 @@ class BattleRunner:
             if provider is None:
                 raise ProviderError(f"No provider named {spec.provider!r} is configured.")
             parts: list[str] = []
-            for delta in provider.stream(spec, request):
+            stream = provider.stream(spec, request)
+            for delta in stream:
+                if stop.is_set():  # the battle was abandoned or timed out
+                    close = getattr(stream, "close", None)
+                    if close is not None:
+                        close()
+                    return
                 if delta.text:
                     parts.append(delta.text)
                     events.put((side, "text", delta.text))
@@ -223,7 +245,9 @@ class BattleRunner:
             events.put((side, "error", "This model failed unexpectedly while answering."))
 
 
-def _display(result: SideResult, streamed: str) -> str:
-    if result.answer is not None:
-        return result.answer.text
-    return streamed
+def _complete_words(text: str) -> str:
+    """``text`` up to its last whitespace (all of it if it ends with one)."""
+    if not text or text[-1].isspace():
+        return text
+    cut = max(text.rfind(" "), text.rfind("\n"))
+    return text[: cut + 1] if cut >= 0 else ""

@@ -62,7 +62,7 @@ class Settings:
             retriever=env.get("SCIARENA_RETRIEVER", "local").strip() or "local",
             retriever_fallback=env.get("SCIARENA_RETRIEVER_FALLBACK", "").strip(),
             s2_base_url=env.get("S2_BASE_URL") or cls.s2_base_url,
-            s2_timeout_s=float(env.get("S2_TIMEOUT", "10")),
+            s2_timeout_s=_float(env, "S2_TIMEOUT", 10.0),
             rewrite_model=env.get("SCIARENA_REWRITE_MODEL", "").strip(),
             rewrite_base_url=env.get("SCIARENA_REWRITE_BASE_URL") or None,
             rewrite_key_env=env.get("SCIARENA_REWRITE_KEY_ENV") or "OPENAI_API_KEY",
@@ -74,11 +74,11 @@ class Settings:
             postprocess_key_env=env.get("SCIARENA_POSTPROCESS_KEY_ENV") or "OPENAI_API_KEY",
             top_k=_int(env, "SCIARENA_TOP_K", 30),
             max_question_chars=_int(env, "SCIARENA_MAX_QUESTION_CHARS", 4000),
-            generation_timeout_s=float(env.get("SCIARENA_GENERATION_TIMEOUT", "120")),
+            generation_timeout_s=_float(env, "SCIARENA_GENERATION_TIMEOUT", 120.0),
             models_file=Path(models) if models else None,
             index_cache_dir=Path(cache) if cache else None,
             votes_repo=env.get("SCIARENA_VOTES_REPO") or None,
-            push_every_minutes=float(env.get("SCIARENA_PUSH_EVERY_MINUTES", "5")),
+            push_every_minutes=_float(env, "SCIARENA_PUSH_EVERY_MINUTES", 5.0),
             id_salt=env.get("SCIARENA_ID_SALT", ""),
             seed=int(seed) if seed else None,
             outage=frozenset(n.strip() for n in env.get("SCIARENA_OUTAGE", "").split(",") if n.strip()),
@@ -98,3 +98,13 @@ def _int(env: Mapping[str, str], name: str, default: int) -> int:
         return int(raw)
     except ValueError as err:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from err
+
+
+def _float(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError as err:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from err

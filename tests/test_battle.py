@@ -172,3 +172,36 @@ def test_overlong_question_is_refused_with_its_length():
     with pytest.raises(InvalidQuestion, match="4,001 characters"):
         validate_question("x" * 4001, 4000)
     assert validate_question("  ok  ", 4000) == "ok"
+
+
+def test_a_name_split_across_chunks_never_shows():
+    scripts = {"a": {"chunks": ["As Chat", "GPT-4o, I would ", "say yes [1]."], "delay": 0.05},
+               "b": {"chunks": ["Fine [1]."]}}
+    stamps = run(scripts, "a", "b")
+    assert all("Chat" not in p.text_a for _, p in stamps)
+    assert "[model name hidden]" in stamps[-1][1].text_a
+
+
+class CountingProvider(ScriptedProvider):
+    def __init__(self, scripts):
+        super().__init__(scripts)
+        self.yielded = 0
+
+    def stream(self, spec, request):
+        for delta in super().stream(spec, request):
+            self.yielded += 1
+            yield delta
+
+
+def test_an_abandoned_battle_stops_generating():
+    provider = CountingProvider({"long": {"chunks": [f"w{i} " for i in range(100)], "delay": 0.02},
+                                 "short": {"chunks": ["Fine [1]."]}})
+    refs = references()
+    battle = new_battle("q", Retrieval("q", refs, "test"), (spec("long"), spec("short")))
+    progress = BattleRunner({"scripted": provider}).run(battle, GenerationRequest("q", refs))
+    next(progress)
+    progress.close()  # the visitor left (or pressed New battle)
+    time.sleep(0.3)
+    stopped_at = provider.yielded
+    time.sleep(0.3)
+    assert provider.yielded == stopped_at < 100

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 
 from sciarena.types import Battle, ModelSpec, Reference, Retrieval, SideResult
+from sciarena.votes.schema import cited_references
 
 EXAMPLE_QUESTIONS: dict[str, tuple[str, ...]] = {
     "Natural Science": (
@@ -60,8 +61,7 @@ def cited_markdown(side: SideResult | None, retrieval: Retrieval) -> str:
     """The references one answer cited, in order of first citation."""
     if side is None or side.answer is None:
         return ""
-    by_number = {r.number: r for r in retrieval.references}
-    lines = [f"- {reference_line(by_number[n])}" for n in side.answer.cited if n in by_number]
+    lines = [f"- {reference_line(ref)}" for ref in cited_references(retrieval, side)]
     if not lines:
         return "*This answer cites no reference.*"
     return "**References cited**\n\n" + "\n".join(lines)

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from sciarena import __version__
-from sciarena.types import Battle, Reference, SideResult, Vote
+from sciarena.types import Reference, Retrieval, SideResult, Vote
 
 SCHEMA_VERSION = 1
 
@@ -90,8 +90,9 @@ def citation_record(reference: Reference) -> dict[str, Any]:
     }
 
 
-def cited_references(battle: Battle, side: SideResult) -> list[Reference]:
-    by_number = {r.number: r for r in battle.retrieval.references}
+def cited_references(retrieval: Retrieval, side: SideResult) -> list[Reference]:
+    """The references one answer cited, in order of first citation."""
+    by_number = {r.number: r for r in retrieval.references}
     cited = side.answer.cited if side.answer else ()
     return [by_number[n] for n in cited if n in by_number]
 
@@ -110,8 +111,8 @@ def vote_record(vote: Vote) -> dict[str, Any]:
         "modelA": battle.model_a.name,
         "modelB": battle.model_b.name,
         "vote": vote.choice,
-        "citations_a": [citation_record(r) for r in cited_references(battle, a)],
-        "citations_b": [citation_record(r) for r in cited_references(battle, b)],
+        "citations_a": [citation_record(r) for r in cited_references(battle.retrieval, a)],
+        "citations_b": [citation_record(r) for r in cited_references(battle.retrieval, b)],
         "question_type": battle.question_type or None,
         "subject": battle.subject or None,
         "schema_version": SCHEMA_VERSION,
