@@ -49,11 +49,10 @@ def pool_markdown(services: Services) -> str:
     lines = ["## Models in the pool", "", "| Model | Status |", "|---|---|"]
     outage = services.settings.outage
     for spec in services.pool.active:
-        kind = " (offline baseline)" if spec.offline else ""
-        status = "⏸ paused (SCIARENA_OUTAGE)" if spec.name in outage else "✅ active"
-        lines.append(f"| {escape(spec.name)}{kind} | {status} |")
+        status = "paused (SCIARENA_OUTAGE)" if spec.name in outage else "**active**"
+        lines.append(f"| {escape(spec.name)} | {status} |")
     for spec, why in services.pool.inactive:
-        lines.append(f"| {escape(spec.name)} | ⏸ inactive — {escape(why)} |")
+        lines.append(f"| {escape(spec.name)} | inactive — {escape(why)} |")
     return "\n".join(lines)
 
 
