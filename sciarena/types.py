@@ -172,7 +172,11 @@ class Delta:
 
 
 class Provider(Protocol):
-    """The one contract every model backend implements."""
+    """The one contract every model backend implements.
+
+    A provider may also offer ``warm_up() -> None``, called once at start for providers
+    with active models (e.g. to import a client library before the first battle).
+    """
 
     def unavailable_reason(self, spec: ModelSpec) -> str | None:
         """None when ``spec`` can be battled now; otherwise why not ("set OPENAI_API_KEY")."""
