@@ -46,7 +46,7 @@ def server():
 
 def test_models_from_a_catalogue_file_battle_and_are_recorded_with_usage_and_cost(tmp_path, server):
     server.add_script("alpha", ("Retrieval grounds ", "answers in papers [1]", "."), chunk_delay_s=0.05)
-    server.add_script("beta", ("As GPT-4, I think ", "retrieval helps [2]."), first_token_delay_s=0.3)
+    server.add_script("beta", ("As GPT-4, I think ", "retrieval helps [2]."), first_token_delay_s=0.8)
     services = build_services(settings_for(tmp_path, server))
     assert {m.name for m in services.pool.active} == {"Loop Alpha", "Loop Beta"}
     with running_arena(tmp_path / "data", services=services) as arena:
@@ -64,7 +64,7 @@ def test_models_from_a_catalogue_file_battle_and_are_recorded_with_usage_and_cos
     assert record[f"cost_usd_{alpha}"] == pytest.approx(expected)
     assert record[f"cost_usd_{beta}"] is None  # no catalogue price: unknown, not zero
     assert record[f"redacted_{beta}"] is True and record[f"redacted_{alpha}"] is False
-    assert record[f"first_token_s_{beta}"] >= 0.3 > record[f"first_token_s_{alpha}"]
+    assert record[f"first_token_s_{beta}"] >= 0.8 > record[f"first_token_s_{alpha}"]
     # The system prompt and the numbered references reached the model.
     sent = server.requests("alpha")[-1].body["messages"]
     assert sent[0]["role"] == "system" and "[1]" in sent[-1]["content"]
