@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping, TypeVar
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEMO_CORPUS_DIR = PACKAGE_DIR / "data" / "corpus"
@@ -18,6 +18,7 @@ DEFAULT_CATALOGUE = PACKAGE_DIR / "data" / "models.json"
 # Environment variables that carry secrets. Kept in Settings.secrets so providers
 # can look a key up by the name their catalogue entry gives, without reading os.environ.
 _SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_KEY")
+_N = TypeVar("_N", int, float)
 
 
 @dataclass(frozen=True)
@@ -91,20 +92,19 @@ class Settings:
 
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name)
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError as err:
-        raise ValueError(f"{name} must be an integer, got {raw!r}") from err
+    return _number(env, name, default, int, "an integer")
 
 
 def _float(env: Mapping[str, str], name: str, default: float) -> float:
+    return _number(env, name, default, float, "a number")
+
+
+def _number(env: Mapping[str, str], name: str, default: _N, parse: Callable[[str], _N], kind: str) -> _N:
+    """``env[name]`` parsed, ``default`` when unset; a bad value names the variable to fix."""
     raw = env.get(name)
     if not raw:
         return default
     try:
-        return float(raw)
+        return parse(raw)
     except ValueError as err:
-        raise ValueError(f"{name} must be a number, got {raw!r}") from err
+        raise ValueError(f"{name} must be {kind}, got {raw!r}") from err

@@ -106,17 +106,8 @@ def build_messages(
 
     Raises errors.InvalidQuestion when the question is blank.
     """
-    question = _checked_question(question)
-    user = (
-        "Reference list (papers that may be relevant):\n\n"
-        f"{format_references(references, max_context_chars)}\n\n"
-        f"Question: {question}\n\n"
-        f"{GENERATION_INSTRUCTION}"
-    )
-    return (
-        {"role": "system", "content": GENERATION_SYSTEM_PROMPT},
-        {"role": "user", "content": user},
-    )
+    return _messages(GENERATION_SYSTEM_PROMPT, question, references, max_context_chars,
+                     GENERATION_INSTRUCTION)
 
 
 def build_postprocess_messages(
@@ -130,16 +121,22 @@ def build_postprocess_messages(
     The reply is read by postprocess.parse_llm_rewrite and checked by
     postprocess.accept_llm_rewrite before it replaces the rule-based result.
     """
+    return _messages(POSTPROCESS_SYSTEM_PROMPT, question, references, max_context_chars,
+                     f"Answer to edit:\n{response.strip()}\n\n{POSTPROCESS_INSTRUCTION}")
+
+
+def _messages(system: str, question: str, references: Sequence[Reference], max_context_chars: int | None,
+              closing: str) -> tuple[Message, ...]:
+    """System prompt, then the user turn both prompts share: references, question, then ``closing``."""
     question = _checked_question(question)
     user = (
         "Reference list (papers that may be relevant):\n\n"
         f"{format_references(references, max_context_chars)}\n\n"
         f"Question: {question}\n\n"
-        f"Answer to edit:\n{response.strip()}\n\n"
-        f"{POSTPROCESS_INSTRUCTION}"
+        f"{closing}"
     )
     return (
-        {"role": "system", "content": POSTPROCESS_SYSTEM_PROMPT},
+        {"role": "system", "content": system},
         {"role": "user", "content": user},
     )
 
