@@ -107,7 +107,7 @@ def offline_arena() -> None:
         times = []
         for q in questions:
             t = time.perf_counter()
-            _, progress = services.start_battle(q)
+            progress = services.start_battle(q)
             for _ in progress:
                 pass
             times.append(time.perf_counter() - t)

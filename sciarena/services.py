@@ -47,8 +47,11 @@ class Services:
     rng: random.Random = field(default_factory=random.Random, compare=False)
     started_in_s: float = 0.0
 
-    def start_battle(self, question_text: str) -> tuple[GenerationRequest, Iterator[Progress]]:
-        """Validate, retrieve once, draw a pair; return the request and the live battle stream."""
+    def start_battle(self, question_text: str) -> Iterator[Progress]:
+        """Validate, retrieve once, draw a pair; return the live battle stream.
+
+        Validation, retrieval and the draw happen in this call (errors are raised here, before any
+        generation); the returned iterator runs both sides."""
         from sciarena.prompting import build_messages
 
         question = validate_question(question_text, self.settings.max_question_chars)
@@ -67,7 +70,7 @@ class Services:
                             question_type=classify_question(question))
         request = GenerationRequest(question=question, references=retrieval.references,
                                     messages=build_messages(question, retrieval.references))
-        return request, self.runner.run(battle, request)
+        return self.runner.run(battle, request)
 
 
     def start_background(self) -> None:

@@ -93,7 +93,7 @@ def test_the_llm_postprocessor_edits_answers_and_a_bad_edit_is_ignored(tmp_path,
     services = build_services(settings_for(tmp_path, server, SCIARENA_POSTPROCESS_MODEL="editor",
                                            SCIARENA_POSTPROCESS_BASE_URL=server.base_url,
                                            SCIARENA_POSTPROCESS_KEY_ENV="LOOP_API_KEY"))
-    request, progress = services.start_battle(QUESTION)
+    progress = services.start_battle(QUESTION)
     battle = list(progress)[-1].battle
     by_model = {battle.side_a.model.name: battle.side_a, battle.side_b.model.name: battle.side_b}
     assert by_model["Loop Alpha"].answer.text == "Retrieval grounds answers in papers [1]."

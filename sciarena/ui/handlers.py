@@ -46,7 +46,7 @@ class ArenaHandlers:
     def battle(self, question: str, session: ArenaSession | None) -> Iterator[BattleOutputs]:
         """Retrieve once, then stream both anonymous answers side by side."""
         try:
-            request, progress = self.services.start_battle(question)
+            progress = self.services.start_battle(question)
         except SciArenaError as err:
             raise gr.Error(str(err), print_exception=False) from None
         status = ""
@@ -54,7 +54,7 @@ class ArenaHandlers:
         for snapshot in progress:
             battle = snapshot.battle
             current = ArenaSession(battle=battle)
-            status = render.retrieval_status(battle.retrieval)
+            status = status or render.retrieval_status(battle.retrieval)  # retrieval is done once, before the stream
             if not snapshot.finished:
                 yield (render.answer_markdown(snapshot.text_a), render.answer_markdown(snapshot.text_b),
                        "", "", status + " Answering…", current)
