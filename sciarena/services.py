@@ -42,7 +42,7 @@ class Services:
     store: LocalVoteStore
     votes: VoteSource  # what the leaderboard reads: Hub copies + local shards, each shard once
     counts: BattleCounts  # battles per model, so pair sampling can favour newcomers
-    warmer: CacheWarmer  # keeps the leaderboard's columnar cache current; started by app.py
+    warmer: CacheWarmer  # keeps each shard's columnar copy current (local and Hub); started by app.py
     hub_sync: HubSync | None = None  # pushes local shards to the votes dataset; started by app.py
     rng: random.Random = field(default_factory=random.Random, compare=False)
     started_in_s: float = 0.0
@@ -126,7 +126,7 @@ def build_services(settings: Settings) -> Services:
         store=store,
         votes=votes,
         counts=BattleCounts(votes.files),
-        warmer=CacheWarmer(store.files),
+        warmer=CacheWarmer(votes.files),
         hub_sync=hub_sync,
         rng=rng,
         started_in_s=time.perf_counter() - start,

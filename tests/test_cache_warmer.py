@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from sciarena.leaderboard import load_votes
 from sciarena.leaderboard.cache import cache_path
 from sciarena.leaderboard.warmer import CacheWarmer
@@ -23,3 +25,26 @@ def test_warm_once_caches_each_shard_and_follows_appends(tmp_path):
     assert warmer.warm_once() == 1
     assert cache_path(shard).stat().st_mtime_ns != first
     assert load_votes(store.files()).n_votes == 4
+
+
+def _covers_whole_file(shard) -> bool:
+    from sciarena.leaderboard.cache import _load
+
+    cached = _load(cache_path(shard), shard)
+    return cached is not None and cached.consumed == shard.stat().st_size
+
+
+def test_started_warmer_warms_at_once_and_again_at_close(tmp_path):
+    store = LocalVoteStore(tmp_path)
+    store.append(vote_record(Vote(finished_battle("b0"), "A", timestamp="2026-11-30T06:00:00.000Z")))
+    shard = store.files()[0]
+    warmer = CacheWarmer(store.files, every_s=3600).start()  # the schedule alone would wait an hour
+    deadline = time.monotonic() + 10
+    while not cache_path(shard).exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _covers_whole_file(shard)
+    store.append(vote_record(Vote(finished_battle("b1"), "tie", timestamp="2026-11-30T06:01:00.000Z")))
+    assert not _covers_whole_file(shard)
+    warmer.close()  # what a clean exit runs: the copy now covers the last vote too
+    assert _covers_whole_file(shard)
+    assert load_votes(store.files()).n_votes == 2

@@ -20,7 +20,9 @@ from sciarena.leaderboard.arrow_io import fast_schema, read_lines
 from sciarena.leaderboard.cache import cache_path
 from sciarena.leaderboard.data import NUMERIC_COLUMNS, VoteTable, build_table
 from sciarena.leaderboard.fields import timestamp_of
-from sciarena.leaderboard.parse import _leading_keys, parse_lines, parse_lines_python
+from sciarena.leaderboard.parse import (
+    SMALL_INPUT_BYTES, _leading_keys, parse_lines, parse_lines_python,
+)
 from sciarena.leaderboard.synthetic import simulate, write_jsonl
 from sciarena.votes.schema import VOTE_FIELDS
 
@@ -257,14 +259,15 @@ def test_appends_are_parsed_alone_the_prefix_comes_from_the_cache(tmp_path: Path
 
 def test_fast_reader_rejects_odd_types_and_python_path_takes_over(tmp_path: Path):
     path = tmp_path / "votes.jsonl"
-    write_jsonl(simulate([0, 60, 120], 50, seed=6), path)
+    write_jsonl(simulate([0, 60, 120], 2500, seed=6), path)  # above SMALL_INPUT_BYTES: pyarrow first
+    assert path.stat().st_size > SMALL_INPUT_BYTES
     lines = path.read_text().splitlines()
     odd = json.loads(lines[10])
     odd["length_a"] = "very long"  # a string where pyarrow's schema expects a number
     lines[10] = json.dumps(odd)
     path.write_text("\n".join(lines) + "\n")
     table = load_votes(path, cache=False)
-    assert table.n_votes == 50
+    assert table.n_votes == 2500
     # an unusable length falls back to counting the answer's characters
     assert table.features["length"][10, 0] == len(odd["responseA"])
     assert np.isfinite(np.delete(table.features["length"][:, 0], 10)).all()
@@ -308,10 +311,11 @@ def _lines(records: list[dict]) -> bytes:
 
 
 def _both_paths(data: bytes):
-    """(pyarrow reader's raw columns or None, table via parse_lines, table via the stdlib)."""
+    """(pyarrow reader's raw columns or None, its table (else parse_lines'), table via the stdlib)."""
     view = memoryview(data)
     arrow = read_lines(view, fast_schema(_leading_keys(view)), "f")
-    return arrow, build_table(parse_lines(data, "f")), build_table(parse_lines_python(data, "f"))
+    fast = build_table(arrow) if arrow is not None else build_table(parse_lines(data, "f"))
+    return arrow, fast, build_table(parse_lines_python(data, "f"))
 
 
 def test_fast_path_equals_python_path_on_adversarial_records():
@@ -379,10 +383,27 @@ def test_invalid_utf8_line_is_counted_not_fatal(tmp_path: Path):
 def test_fast_path_does_not_import_pandas(tmp_path: Path):
     # pyarrow's to_numpy() imports pandas (half a second) once an array has nulls
     path = tmp_path / "votes.jsonl"
+    write_jsonl(simulate([0, 100, 200], 2500, seed=1), path)
+    assert path.stat().st_size > SMALL_INPUT_BYTES  # so the pyarrow reader is the one used
+    code = ("import sys; from sciarena.leaderboard import load_votes; "
+            f"t = load_votes({str(path)!r}, cache=False); "
+            "assert t.n_votes == 2500; print('pyarrow.json' in sys.modules, 'pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.stdout.split() == ["True", "False"]
+
+
+def test_small_inputs_skip_pyarrow_and_give_the_same_table(tmp_path: Path):
+    # the incremental cache parses the last minute of votes: importing pyarrow would cost more
+    path = tmp_path / "votes.jsonl"
     write_jsonl(simulate([0, 100, 200], 300, seed=1), path)
     code = ("import sys; from sciarena.leaderboard import load_votes; "
             f"t = load_votes({str(path)!r}, cache=False); "
-            "assert t.n_votes == 300; print('pandas' in sys.modules)")
+            "assert t.n_votes == 300; print('pyarrow' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.strip() == "False"
+    view = memoryview(path.read_bytes())
+    arrow = read_lines(view, fast_schema(_leading_keys(view)), "f")
+    assert arrow is not None
+    assert_same_table(build_table(arrow), load_votes(path, cache=False))

@@ -1,16 +1,24 @@
-"""Keep the columnar cache of the vote shards current in the background.
+"""Keep the columnar copy of every vote shard current, from the process that writes the votes.
 
-Every reader of the votes (the Leaderboard tab, pair-sampling counts, the
-``leaderboard`` CLI) goes through the incremental cache in cache.py, which only
-parses bytes appended since its last read. A cold parse of a large shard costs
-seconds (about 7 CPU-seconds per million votes); by bringing the cache up to date
-once a minute from the process that writes the votes, no reader ever starts cold
-on a shard this arena stored, and the CLI on a million stored votes answers in
-well under a second.
+This is the "store what the leaderboard needs" half of the vote store. Every reader
+of the votes (the Leaderboard tab, pair-sampling counts, the ``leaderboard`` CLI)
+goes through the incremental cache in cache.py, which only parses bytes appended
+since the copy was last brought up to date. A first parse of a large shard costs
+seconds (pyarrow: about 7 CPU-seconds per million votes of ~1 KB), so the app does
+it in the background instead of on a reader's time:
+
+* at start (shards left by a process that crashed, Hub copies after a restart);
+* every ``every_s`` seconds (by default a minute, so a reader parses at most a
+  minute of new votes);
+* at a clean exit, after the last vote (the copy on disk then covers every vote).
+
+With this, the CLI on a million votes stored by the arena answers in about a
+second (``benchmarks/bench_leaderboard.py``, section 2).
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 from pathlib import Path
@@ -42,14 +50,23 @@ class CacheWarmer:
         return done
 
     def start(self) -> "CacheWarmer":
+        """Warm now, then every ``every_s`` seconds, and once more at exit."""
         if self._thread is None:
             self._thread = threading.Thread(target=self._run, name="leaderboard-cache", daemon=True)
             self._thread.start()
+            atexit.register(self.close)
         return self
 
-    def close(self) -> None:
+    def close(self, timeout_s: float = 60.0) -> None:
+        """Stop the schedule and bring the copies up to date one last time."""
         self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+            atexit.unregister(self.close)
+        self.warm_once()
 
     def _run(self) -> None:
-        while not self._stop.wait(self._every_s):
+        while True:
             self.warm_once()
+            if self._stop.wait(self._every_s):
+                return
