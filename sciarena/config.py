@@ -28,6 +28,7 @@ class Settings:
     retriever_fallback: str = ""  # "local" | "local:DIR": answers when Semantic Scholar fails
     s2_base_url: str = "https://api.semanticscholar.org/graph/v1/"
     s2_timeout_s: float = 10.0
+    s2_max_rps: float | None = None  # requests per second to Semantic Scholar; None = 1 with a key, else no limit
     rewrite_model: str = ""  # a chat model that rewrites questions into search queries; "" = none
     rewrite_base_url: str | None = None  # OpenAI-compatible endpoint of that model; None = OpenAI
     rewrite_key_env: str = "OPENAI_API_KEY"
@@ -64,6 +65,7 @@ class Settings:
             retriever_fallback=env.get("SCIARENA_RETRIEVER_FALLBACK", "").strip(),
             s2_base_url=env.get("S2_BASE_URL") or cls.s2_base_url,
             s2_timeout_s=_float(env, "S2_TIMEOUT", 10.0),
+            s2_max_rps=_float(env, "S2_MAX_RPS", 0.0) if env.get("S2_MAX_RPS") else None,
             rewrite_model=env.get("SCIARENA_REWRITE_MODEL", "").strip(),
             rewrite_base_url=env.get("SCIARENA_REWRITE_BASE_URL") or None,
             rewrite_key_env=env.get("SCIARENA_REWRITE_KEY_ENV") or "OPENAI_API_KEY",

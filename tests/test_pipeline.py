@@ -420,3 +420,20 @@ def test_open_retriever_wires_the_rewriter_from_options(llm, s2):
     assert result.filters["rewriting"] == "model" and result.queries[0] == PLAN["snippet_query"]
     no_key = s2_options(s2, rewrite_model="rewriter")
     assert open_retriever(Settings(), options=no_key).retrieve(BROAD).filters["rewriting"].startswith("fallback")
+
+
+def test_with_a_key_the_pipeline_keeps_to_one_request_per_second(s2):
+    # S2 keys are usually limited to 1 request/s across endpoints: spaced, not refused with 429
+    retriever = open_retriever(Settings(), options=s2_options(s2, s2_api_key="k-123"))
+    assert retriever.retrieve(BROAD).references
+    starts = sorted(r.started for r in s2.requests)
+    assert len(starts) >= 2
+    assert min(b - a for a, b in zip(starts, starts[1:])) >= 0.95
+
+
+def test_s2_max_rps_setting_is_read_once_and_checked():
+    assert Settings.from_env({}).s2_max_rps is None  # the default: 1/s with a key, no limit without
+    assert Settings.from_env({"S2_MAX_RPS": "5"}).s2_max_rps == 5.0
+    assert RetrievalOptions.from_settings(Settings.from_env({"S2_MAX_RPS": "0"})).s2_max_rps == 0.0
+    with pytest.raises(ValueError, match="S2_MAX_RPS"):
+        Settings.from_env({"S2_MAX_RPS": "fast"})

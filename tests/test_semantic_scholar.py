@@ -248,3 +248,36 @@ def test_one_session_keeps_its_connection_alive(s2):
     for _ in range(3):
         client.paper_search("dense")
     assert len({c.client_port for c in s2.calls("paper/search")}) == 1
+
+
+# --- request spacing (keys are limited to about one request per second) -----------------
+
+def test_requests_from_many_threads_are_spaced_by_max_rps(s2):
+    from concurrent.futures import ThreadPoolExecutor
+
+    client = SemanticScholarClient(s2.base_url, KEY, max_rps=10)  # real sleeps: 0.1 s apart
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda q: client.paper_search(q, limit=2), ["dense", "sparse", "graph", "ocean"]))
+    starts = sorted(r.started for r in s2.calls("paper/search"))
+    assert len(starts) == 4
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    assert min(gaps) >= 0.09, gaps  # a little under 0.1 s for the server clock's rounding
+
+
+def test_without_spacing_concurrent_requests_are_not_held_back(s2):
+    from concurrent.futures import ThreadPoolExecutor
+
+    s2.set_latency("paper/search", 0.3)
+    client = SemanticScholarClient(s2.base_url, max_rps=0)
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda q: client.paper_search(q, limit=2), ["dense", "sparse", "graph", "ocean"]))
+    starts = sorted(r.started for r in s2.calls("paper/search"))
+    assert starts[-1] - starts[0] < 0.25  # all four were in flight together
+
+
+def test_a_queue_longer_than_the_timeout_fails_fast_as_busy(s2):
+    client = SemanticScholarClient(s2.base_url, KEY, max_rps=0.5, timeout_s=1.0, sleep=Sleeps())
+    client.paper_search("dense", limit=1)  # takes the first slot; the next is 2 s away
+    with pytest.raises(SemanticScholarUnavailable, match="busy"):
+        client.paper_search("sparse", limit=1)
+    assert len(s2.calls("paper/search")) == 1  # nothing was sent for the refused call

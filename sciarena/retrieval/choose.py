@@ -47,6 +47,7 @@ class RetrievalOptions:
     s2_api_key: str | None = field(default=None, repr=False)
     s2_timeout_s: float = 10.0
     s2_max_attempts: int = 3
+    s2_max_rps: float | None = None  # None: 1 request/s with a key (the usual key limit), unlimited without
     rewrite_model: str = ""  # empty: no rewriting, the raw question is searched
     rewrite_base_url: str | None = None  # None: OpenAI's API
     rewrite_api_key: str | None = field(default=None, repr=False)
@@ -65,7 +66,7 @@ class RetrievalOptions:
             retriever=settings.retriever, fallback=settings.retriever_fallback,
             top_k=settings.top_k, index_cache_dir=settings.index_cache_dir,
             s2_base_url=settings.s2_base_url, s2_api_key=settings.secret("S2_API_KEY"),
-            s2_timeout_s=settings.s2_timeout_s,
+            s2_timeout_s=settings.s2_timeout_s, s2_max_rps=settings.s2_max_rps,
             rewrite_model=settings.rewrite_model, rewrite_base_url=settings.rewrite_base_url,
             rewrite_api_key=settings.secret(settings.rewrite_key_env), reranker=settings.reranker,
             moderation=settings.moderation, moderation_base_url=settings.moderation_base_url,
@@ -146,8 +147,9 @@ def _semantic_scholar(opts: RetrievalOptions, clients: LLMClients) -> Retriever:
     from sciarena.retrieval.rewrite import QueryRewriter
     from sciarena.retrieval.semantic_scholar import SemanticScholarClient
 
+    rate = opts.s2_max_rps if opts.s2_max_rps is not None else (1.0 if opts.s2_api_key else 0.0)
     client = SemanticScholarClient(opts.s2_base_url, opts.s2_api_key, timeout_s=opts.s2_timeout_s,
-                                   max_attempts=opts.s2_max_attempts)
+                                   max_attempts=opts.s2_max_attempts, max_rps=rate)
     rewriter = None
     if opts.rewrite_model:
         if clients.rewrite is not None:

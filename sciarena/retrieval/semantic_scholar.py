@@ -6,6 +6,12 @@ each call has a timeout and bounded retries with multiplicative backoff plus jit
 429, 5xx, timeouts and connection errors, honouring ``Retry-After`` up to a cap. Anything
 the API answers that does not have the documented shape is a RetrievalError with a short
 message. The API key travels only in the ``x-api-key`` header and is never logged.
+
+Keys are usually limited to one request per second across endpoints, and a retrieval makes
+three (snippets and abstracts at once, then metadata). Sent as they come, the second one is
+refused with 429 and retried after a back-off of a second or more; so the client spaces its
+requests itself (``max_rps``), every thread sharing one schedule. A request that could only
+start after the call's deadline fails at once as "busy", so the fallback can answer.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import email.utils
 import logging
 import random
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -131,13 +138,39 @@ class S2Snippet:
     score: float
 
 
+class RequestSpacing:
+    """At most ``per_second`` request starts per second, shared by every thread of a client.
+
+    Each caller reserves the next free start time under a lock, then sleeps outside it,
+    so concurrent callers queue in arrival order without holding each other up longer
+    than the spacing requires. ``per_second`` <= 0 means no limit."""
+
+    def __init__(self, per_second: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = 1.0 / per_second if per_second > 0 else 0.0
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._next_start = 0.0
+
+    def reserve(self, latest: float) -> float | None:
+        """Seconds to wait before starting a request, or None when the turn comes after ``latest``."""
+        if not self.interval:
+            return 0.0
+        with self._lock:
+            now = self._clock()
+            start = max(now, self._next_start)
+            if start > latest:
+                return None
+            self._next_start = start + self.interval
+            return start - now
+
+
 class SemanticScholarClient:
-    """Calls the Graph API; safe to share between threads (one pooled Session)."""
+    """Calls the Graph API; safe to share between threads (one pooled Session, one request spacing)."""
 
     def __init__(self, base_url: str = DEFAULT_BASE_URL, api_key: str | None = None, *,
                  timeout_s: float = 10.0, connect_timeout_s: float = 3.05, max_attempts: int = 3,
                  backoff_s: float = 1.0, backoff_factor: float = 2.0, max_backoff_s: float = 8.0,
-                 deadline_s: float = 30.0, session: requests.Session | None = None,
+                 deadline_s: float = 30.0, max_rps: float = 0.0, session: requests.Session | None = None,
                  sleep: Callable[[float], None] = time.sleep, rng: random.Random | None = None) -> None:
         if max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {max_attempts}")
@@ -147,6 +180,7 @@ class SemanticScholarClient:
         self.max_attempts, self.deadline_s = max_attempts, deadline_s
         self.backoff_s, self.backoff_factor, self.max_backoff_s = backoff_s, backoff_factor, max_backoff_s
         self._session = session or _pooled_session()
+        self._spacing = RequestSpacing(max_rps)
         self._sleep = sleep
         self._rng = rng or random.Random()
 
@@ -192,6 +226,13 @@ class SemanticScholarClient:
         failure = "no attempt"
         for attempt in range(1, self.max_attempts + 1):
             retry_after: float | None = None
+            # Waiting in the queue longer than one request may take is worse than falling back.
+            wait = self._spacing.reserve(latest=min(deadline, time.monotonic() + self.timeout[1]))
+            if wait is None:
+                raise SemanticScholarUnavailable(
+                    f"Semantic Scholar is busy right now ({path}: too many requests queued).")
+            if wait:
+                self._sleep(wait)
             try:
                 response = self._session.request(method, self.base_url + path, params=params,
                                                  json=json_body, headers=headers, timeout=self.timeout)
