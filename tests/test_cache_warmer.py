@@ -48,3 +48,17 @@ def test_started_warmer_warms_at_once_and_again_at_close(tmp_path):
     warmer.close()  # what a clean exit runs: the copy now covers the last vote too
     assert _covers_whole_file(shard)
     assert load_votes(store.files()).n_votes == 2
+
+
+def test_a_failing_shard_listing_is_logged_and_retried_next_round(tmp_path, caplog):
+    calls = []
+
+    def listing():
+        calls.append(1)
+        if len(calls) == 1:
+            raise OSError("hub down")
+        return []
+
+    warmer = CacheWarmer(listing)
+    assert warmer.warm_once() == 0 and "could not list the vote shards" in caplog.text
+    assert warmer.warm_once() == 0 and len(calls) == 2

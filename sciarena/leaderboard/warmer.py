@@ -39,7 +39,12 @@ class CacheWarmer:
     def warm_once(self) -> int:
         """Bring every shard's cache up to date; returns how many shards were read."""
         done = 0
-        for path in self._vote_files():
+        try:
+            paths = self._vote_files()
+        except Exception as err:  # e.g. the Hub listing failed: the next round tries again
+            log.warning("could not list the vote shards: %s", type(err).__name__)
+            return 0
+        for path in paths:
             if path.suffix != ".jsonl":
                 continue
             try:
