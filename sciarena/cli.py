@@ -4,6 +4,7 @@ Each command lives next to the code it drives and registers itself here:
   leaderboard  rank models from stored votes        (sciarena/leaderboard/cli.py)
   index        build a local datastore from a corpus (sciarena/retrieval/cli.py)
   export       write votes in the released SciArena schema (sciarena/votes/cli.py)
+  eval         SciArena-Eval: build the benchmark, score a judge (sciarena/evaluation/cli.py)
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from sciarena.evaluation import cli as eval_cli
     from sciarena.leaderboard import cli as leaderboard_cli
     from sciarena.retrieval import cli as index_cli
     from sciarena.votes import cli as export_cli
@@ -22,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     leaderboard_cli.add_parser(commands)
     index_cli.add_parser(commands)
     export_cli.add_parser(commands)
+    eval_cli.add_parser(commands)
     return parser
 
 

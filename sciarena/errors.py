@@ -59,3 +59,7 @@ class VoteStoreError(SciArenaError):
 
 class LeaderboardInputError(SciArenaError):
     """A votes file the leaderboard cannot use (unreadable, empty, single model…)."""
+
+
+class EvaluationInputError(SciArenaError):
+    """SciArena-Eval: a benchmark or predictions file that cannot be used, or a judge that cannot run."""

@@ -18,11 +18,12 @@ Requests for a model with no script get a 404 error body, as real servers do.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Literal
@@ -41,7 +42,9 @@ class Script:
     socket after this many content chunks; ``reasoning_field``: where reasoning
     chunks go ("reasoning_content" or "reasoning"); ``usage``: "requested" sends a
     usage chunk only when ``stream_options.include_usage`` is set (OpenAI),
-    "always" sends it regardless (Together), "never" omits it.
+    "always" sends it regardless (Together), "never" omits it. ``respond``: when set, the
+    content chunks are ``respond(request_body)`` instead of ``chunks``, for answers that
+    depend on what was asked (e.g. a judge preferring the answer with a marker word).
     """
 
     chunks: tuple[str, ...] = ("Hello", " world", ".")
@@ -56,6 +59,7 @@ class Script:
     usage: UsageMode = "requested"
     prompt_tokens: int | None = None  # default: words in the request's messages
     finish_reason: str = "stop"
+    respond: Callable[[dict[str, Any]], Iterable[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -160,6 +164,8 @@ class _Handler(BaseHTTPRequestHandler):
             extra = {"Retry-After": script.retry_after} if script.retry_after else {}
             self._error(status, f"Scripted failure {status}.", "scripted", extra)
             return
+        if script.respond is not None:
+            script = dataclasses.replace(script, chunks=tuple(script.respond(body)))
         prompt_tokens = script.prompt_tokens
         if prompt_tokens is None:
             prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))

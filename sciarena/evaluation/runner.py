@@ -1,0 +1,228 @@
+"""Running a judge over benchmark items: bounded concurrency, one prediction per item, resumable.
+
+Judge calls cost money, so each prediction is appended to the predictions file as
+soon as it arrives, and a rerun with the same file skips the items this judge (in
+this mode) has already judged. Failed calls are recorded too, with their error,
+but are tried again on the next run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sciarena.errors import SciArenaError
+from sciarena.errors import EvaluationInputError
+from sciarena.evaluation.benchmark import EvalItem
+from sciarena.evaluation.judge import Judge, Reply
+
+log = logging.getLogger(__name__)
+
+STATUSES = ("ok", "invalid", "inconsistent", "error")
+MAX_OUTPUT_CHARS = 4000  # raw judge text kept for auditing; a long reasoning trace is cut
+_FLIP = {"A": "B", "B": "A"}
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A judge's verdict on one item, in the item's own A/B terms.
+
+    ``positions`` are the letters the judge gave as the answers were shown: one per call,
+    the original order first and, with swap, the reversed order second (None = unparseable).
+    """
+
+    id: str
+    judge: str
+    swap: bool
+    subject: str
+    human: str
+    verdict: str | None
+    status: str  # one of STATUSES
+    positions: tuple[str | None, ...] = ()
+    outputs: tuple[str, ...] = ()
+    error: str = ""
+    seconds: float = 0.0
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+    @property
+    def agrees(self) -> bool:
+        return self.verdict is not None and self.verdict == self.human
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "judge": self.judge, "swap": self.swap, "subject": self.subject,
+                "human": self.human, "verdict": self.verdict, "agree": self.agrees, "status": self.status,
+                "positions": list(self.positions), "outputs": list(self.outputs), "error": self.error or None,
+                "seconds": round(self.seconds, 3), "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens}
+
+    @classmethod
+    def from_json(cls, record: Mapping[str, Any]) -> "Prediction":
+        if record.get("status") not in STATUSES:
+            raise ValueError("unknown status")
+        return cls(id=str(record["id"]), judge=str(record["judge"]), swap=bool(record["swap"]),
+                   subject=str(record.get("subject") or ""), human=str(record["human"]),
+                   verdict=record.get("verdict") if record.get("verdict") in ("A", "B") else None,
+                   status=record["status"],
+                   positions=tuple(p if p in ("A", "B") else None for p in record.get("positions") or ()),
+                   outputs=tuple(str(o) for o in record.get("outputs") or ()),
+                   error=str(record.get("error") or ""), seconds=float(record.get("seconds") or 0.0),
+                   input_tokens=record.get("input_tokens"), output_tokens=record.get("output_tokens"))
+
+
+def judge_item(judge: Judge, item: EvalItem, *, swap: bool = False,
+               clock: Callable[[], float] = time.monotonic) -> Prediction:
+    """Ask ``judge`` once (or twice with ``swap``) and combine the answers; never raises for a failed call."""
+    started = clock()
+    replies: list[Reply] = []
+    error = ""
+    try:
+        for swapped in ((False, True) if swap else (False,)):
+            replies.append(judge.judge(item, swapped=swapped))
+    except SciArenaError as err:
+        error = str(err) or type(err).__name__
+    except Exception as err:  # a judge bug must cost one item, not the whole paid run
+        log.warning("judge %s failed on %s: %s", judge.name, item.id, type(err).__name__, exc_info=True)
+        error = f"unexpected {type(err).__name__}"
+    positions = tuple(r.verdict for r in replies)
+    # Back in the item's terms: in the swapped call, "A" named the item's answer B.
+    unswapped = [p if k == 0 or p is None else _FLIP[p] for k, p in enumerate(positions)]
+    if error:
+        status, verdict = "error", None
+    elif any(v is None for v in unswapped):
+        status, verdict = "invalid", None
+    elif len(set(unswapped)) > 1:
+        status, verdict = "inconsistent", None
+    else:
+        status, verdict = "ok", unswapped[0]
+    tokens_in = [r.usage.input_tokens for r in replies if r.usage.input_tokens is not None]
+    tokens_out = [r.usage.output_tokens for r in replies if r.usage.output_tokens is not None]
+    return Prediction(id=item.id, judge=judge.name, swap=swap, subject=item.subject, human=item.human,
+                      verdict=verdict, status=status, positions=positions,
+                      outputs=tuple(r.text[:MAX_OUTPUT_CHARS] for r in replies), error=error,
+                      seconds=clock() - started, input_tokens=sum(tokens_in) if tokens_in else None,
+                      output_tokens=sum(tokens_out) if tokens_out else None)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    predictions: tuple[Prediction, ...]  # new ones, in the order they arrived
+    stopped: str = ""  # why the run stopped early, if it did
+
+
+def run_judge(items: Iterable[EvalItem], judge: Judge, *, swap: bool = False, concurrency: int = 8,
+              on_prediction: Callable[[Prediction], None] = lambda p: None,
+              max_consecutive_errors: int = 20) -> RunOutcome:
+    """Judge ``items`` with at most ``concurrency`` calls in flight; ``on_prediction`` sees each result at once.
+
+    After ``max_consecutive_errors`` failed items in a row (a revoked key, an outage) no new
+    item is started: the remaining ones are left for a later run.
+    """
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    queue = iter(items)
+    results: list[Prediction] = []
+    pending: set[Future[Prediction]] = set()
+    errors_in_row = 0
+    stopped = ""
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sciarena-judge")
+    try:
+        while True:
+            # Submit lazily: only `concurrency` items are ever in flight, so a stop leaves nothing queued.
+            while not stopped and len(pending) < concurrency:
+                item = next(queue, None)
+                if item is None:
+                    break
+                pending.add(pool.submit(judge_item, judge, item, swap=swap))
+            if not pending:
+                break
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                prediction = future.result()
+                results.append(prediction)
+                on_prediction(prediction)
+                errors_in_row = errors_in_row + 1 if prediction.status == "error" else 0
+                if errors_in_row >= max_consecutive_errors and not stopped:
+                    stopped = f"stopped after {errors_in_row} failed items in a row (last: {prediction.error})"
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return RunOutcome(predictions=tuple(results), stopped=stopped)
+
+
+class PredictionLog:
+    """The predictions file: JSON lines, appended one prediction at a time, read back for resume."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def read(self) -> list[Prediction]:
+        """Every prediction in file order. A line that is not JSON at all — a write torn by a crash,
+        possibly followed by later runs' lines — is skipped; JSON that is not a prediction is an error."""
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return []
+        except (OSError, UnicodeDecodeError) as err:
+            raise EvaluationInputError(f"{self.path}: cannot read the predictions ({err})") from None
+        out: list[Prediction] = []
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                log.warning("%s: ignoring line %d, an incomplete write", self.path, number)
+                continue
+            try:
+                out.append(Prediction.from_json(record))
+            except (ValueError, KeyError, TypeError, AttributeError):
+                raise EvaluationInputError(f"{self.path}: line {number} is not a prediction") from None
+        return out
+
+    def latest(self, judge: str, swap: bool) -> dict[str, Prediction]:
+        """The last prediction per item id made by ``judge`` in this swap mode."""
+        return {p.id: p for p in self.read() if p.judge == judge and p.swap == swap}
+
+    def appender(self) -> "_Appender":
+        return _Appender(self.path)
+
+
+class _Appender:
+    """Appends predictions, one flushed line each, so an interrupted run loses at most the calls in flight."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        torn = False
+        if path.exists() and path.stat().st_size > 0:
+            with path.open("rb") as existing:
+                existing.seek(-1, 2)
+                torn = existing.read(1) != b"\n"
+        self._handle = path.open("a", encoding="utf-8")
+        if torn:  # start on a fresh line rather than glue onto a half-written one
+            self._handle.write("\n")
+
+    def __call__(self, prediction: Prediction) -> None:
+        self._handle.write(json.dumps(prediction.to_json(), ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> "_Appender":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def pending_items(items: Sequence[EvalItem], done: Mapping[str, Prediction]) -> list[EvalItem]:
+    """Items without a usable prediction yet (failed calls are tried again)."""
+    return [item for item in items if item.id not in done or done[item.id].status == "error"]
