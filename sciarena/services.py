@@ -75,10 +75,13 @@ class Services:
 
     def start_background(self) -> None:
         """Start the background work a long-running app wants (not tests or the CLI)."""
+        hub_refresh = self.votes.refresh_in_background()
+        # Warm after the Hub copies are in, so the first round covers them too.
+        self.warmer.start(after=hub_refresh)
         if self.hub_sync is not None:
+            # Started last so its exit hook runs first (atexit is last-in, first-out): the final push
+            # must not wait behind the cache's final refresh when the platform is stopping us.
             self.hub_sync.start()
-        self.votes.refresh_in_background()
-        self.warmer.start()
 
     def record_vote(self, vote: Vote) -> None:
         """Write the vote durably (VoteRejected if this battle already has one), then count it."""
@@ -126,7 +129,7 @@ def build_services(settings: Settings) -> Services:
         store=store,
         votes=votes,
         counts=BattleCounts(votes.files),
-        warmer=CacheWarmer(votes.files),
+        warmer=CacheWarmer(lambda: votes.files(refresh=False)),  # upkeep never waits on the Hub
         hub_sync=hub_sync,
         rng=rng,
         started_in_s=time.perf_counter() - start,

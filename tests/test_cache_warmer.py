@@ -62,3 +62,23 @@ def test_a_failing_shard_listing_is_logged_and_retried_next_round(tmp_path, capl
     warmer = CacheWarmer(listing)
     assert warmer.warm_once() == 0 and "could not list the vote shards" in caplog.text
     assert warmer.warm_once() == 0 and len(calls) == 2
+
+
+def test_first_round_waits_for_the_hub_download_it_is_given(tmp_path):
+    import threading
+
+    store = LocalVoteStore(tmp_path)
+    store.append(vote_record(Vote(finished_battle("b0"), "A", timestamp="2026-11-30T06:00:00.000Z")))
+    shard = store.files()[0]
+    release = threading.Event()
+    download = threading.Thread(target=release.wait)
+    download.start()
+    warmer = CacheWarmer(store.files, every_s=3600).start(after=download)
+    time.sleep(0.3)
+    assert not cache_path(shard).exists()  # still waiting for the download to finish
+    release.set()
+    deadline = time.monotonic() + 10
+    while not cache_path(shard).exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _covers_whole_file(shard)
+    warmer.close()

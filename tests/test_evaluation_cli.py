@@ -3,6 +3,7 @@ OpenAI-compatible server (resume, swap, garbage replies, 429 retries, failures, 
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -135,6 +136,28 @@ def test_predictions_are_appended_as_they_arrive_and_a_rerun_resumes(tmp_path, f
     # Another judge mode in the same file is judged separately.
     code, swapped, _ = run_json(base + ["--swap"], settings)
     assert swapped["judged_now"] == 8 and fake_openai.attempts("judge") == 8 + 16
+
+
+def test_a_prediction_is_reused_only_for_the_same_item_not_the_same_id(tmp_path):
+    # two benchmarks built from different votes reuse ids ("it0"…): one predictions file must not mix them
+    first_dir, second_dir = tmp_path / "one", tmp_path / "two"
+    first_dir.mkdir(), second_dir.mkdir()
+    bench_one, items = marker_bench(first_dir)
+    flipped = [dataclasses.replace(it, response_a=it.response_b, response_b=it.response_a,
+                                   human={"A": "B", "B": "A"}[it.human], subject=DISCIPLINES[3])
+               for it in items[:4]] + [dataclasses.replace(it, question=it.question + " (v2)") for it in items[4:]]
+    bench_two = second_dir / "bench.jsonl"
+    write_benchmark(flipped, bench_two)
+    preds = tmp_path / "preds.jsonl"
+    run = ["eval", "run", "--judge", "baseline:longer", "--predictions", str(preds)]
+    code, one, _ = run_json(run + ["--bench", str(bench_one)])
+    assert code == 0 and one["judged_now"] == 8
+    code, two, _ = run_json(run + ["--bench", str(bench_two)])
+    assert code == 0 and two["judged_now"] == 8 and two["from_earlier"] == 0
+    code, fresh, _ = run_json(["eval", "run", "--judge", "baseline:longer", "--bench", str(bench_two)])
+    assert two["score"] == fresh["score"]  # scored against the second benchmark's own votes
+    code, again, _ = run_json(run + ["--bench", str(bench_one)])
+    assert again["judged_now"] == 0 and again["score"] == one["score"]
 
 
 def test_a_torn_last_line_is_ignored_and_the_next_prediction_starts_a_new_line(tmp_path):

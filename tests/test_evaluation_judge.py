@@ -56,6 +56,11 @@ def test_clear_verdicts_are_read(reply, verdict):
     "<think>unfinished reasoning that mentions A",
     "The answer is a careful review of the literature.",  # lower-case article, not a verdict
     "A-level students would prefer the second answer.",
+    "Neither A nor B is better.",
+    "Verdict: A and B are both equally good.",
+    "Choice: A or B? B.",
+    "Answer A\nIt covers X.\nAnswer B\nIt covers more, so B is better.",
+    "A\nActually, on reflection, B is better.",
 ])
 def test_ambiguous_or_missing_verdicts_are_invalid_not_guessed(reply):
     assert parse_verdict(reply) is None

@@ -143,6 +143,12 @@ def test_vote_source_hands_each_shard_once_local_copy_first(hub, tmp_path):
     assert "403" in source.last_error
     assert [f.name for f in source.files()] == [f.name for f in files]  # the failed refresh changed nothing
 
+    now[0] = 150.0  # due again, but background upkeep lists what is here without reading the Hub
+    trees = sum(1 for m, p in hub.requests if "/tree/" in p)
+    assert [f.name for f in source.files(refresh=False)] == [f.name for f in files]
+    assert source._refreshed_at == 61.0  # no refresh was started (it would set this at once)
+    assert sum(1 for m, p in hub.requests if "/tree/" in p) == trees
+
     push(hub, tmp_path / "replica3", [make_record(1, prefix="d")])
     now[0] = 200.0
     source.refresh_in_background().join(10)

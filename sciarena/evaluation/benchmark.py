@@ -44,6 +44,14 @@ class EvalItem:
     citations_a: tuple[Mapping[str, Any], ...] | None = None
     citations_b: tuple[Mapping[str, Any], ...] | None = None
 
+    @property
+    def fingerprint(self) -> str:
+        """A digest of what a judge sees and what it is scored against: a saved prediction is reused
+        only for an item with the same fingerprint (ids alone repeat across benchmarks)."""
+        cited = json.dumps([self.citations_a, self.citations_b], sort_keys=True, ensure_ascii=False, default=str)
+        parts = (self.question, self.response_a, self.response_b, self.human, self.subject, cited)
+        return hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+
     def to_json(self) -> dict[str, Any]:
         """The JSON-lines record (field names as in the released SciArena data)."""
         out: dict[str, Any] = {

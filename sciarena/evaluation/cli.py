@@ -124,7 +124,7 @@ def run_eval(args: argparse.Namespace, *, settings: "Settings | None" = None,
     from sciarena.evaluation.benchmark import read_benchmark
     from sciarena.evaluation.judge import resolve_judge
     from sciarena.evaluation.metrics import score
-    from sciarena.evaluation.runner import PredictionLog, pending_items, run_judge
+    from sciarena.evaluation.runner import PredictionLog, item_key, pending_items, run_judge
 
     out, err = out or sys.stdout, err or sys.stderr
     try:
@@ -156,8 +156,8 @@ def run_eval(args: argparse.Namespace, *, settings: "Settings | None" = None,
     except OSError as error:
         print(f"sciarena eval run: cannot write {args.predictions} ({error.strerror or error})", file=err)
         return 2
-    latest = {**done, **{p.id: p for p in outcome.predictions}}
-    scored = [latest[item.id] for item in items if item.id in latest]
+    latest = {**done, **{p.key: p for p in outcome.predictions}}
+    scored = [latest[key] for key in map(item_key, items) if key in latest]
     result = score(scored, rounds=args.bootstrap, seed=args.seed)
     meta = {"bench": str(args.bench), "judge": judge.name, "kind": judge.kind, "swap": args.swap,
             "judged_now": len(outcome.predictions), "from_earlier": len(items) - len(todo),

@@ -78,10 +78,12 @@ _DOUBLE_BRACKET = re.compile(r"\[\[\s*([AB])\s*\]\]")
 _LABELLED = re.compile(
     r"(?i:\b(?:final\s+(?:answer|verdict|choice|decision)|verdict|decision|winner|choice|preference|judgement|"
     r"judgment|better\s+(?:answer|response)|answer|output)\b)\s*(?:[:=]|\bis\b|-)\s*[\[(\"'“]*"
-    r"(?:(?i:answer|response)\s+)?([AB])\b(?![-'’]\w)")
+    r"(?:(?i:answer|response)\s+)?([AB])\b(?![-'’]\w)(?!\s+(?i:and|or|nor|vs\.?|versus)\b)")
 _PRAISE = re.compile(
     r"\b(?:(?i:answer|response)\s+)?([AB])\s+(?i:is\s+(?:clearly\s+|slightly\s+|much\s+)?"
     r"(?:better|stronger|superior|preferable|preferred|more\s+useful|the\s+better))")
+_NEGATED = re.compile(r"(?i:\b(?:neither|nor|not|no)\b)")
+_NEGATED_PAIR = re.compile(r"(?i:\bneither\s+(?:answer\s+|response\s+)?)[AB]\s+(?i:nor)\s+(?:(?i:answer|response)\s+)?[AB]\b")
 _PREFER = re.compile(r"(?i:\bI\s+(?:would\s+)?(?:prefer|choose|pick|select))\s+(?:(?i:answer|response)\s+)?([AB])\b")
 
 
@@ -103,12 +105,19 @@ def parse_verdict(text: str) -> str | None:
         return whole.group(1)
     lines = [line.strip() for line in visible.splitlines() if line.strip()]
     ends = {m.group(1) for line in {lines[0], lines[-1]} for m in (_BARE.match(line), _NAMED.match(line)) if m}
+    stated = {m.group(1) for m in _PRAISE.finditer(visible) if not _NEGATED.search(visible, max(0, m.start() - 24), m.start())}
+    stated |= {m.group(1) for m in _PREFER.finditer(visible)}
+    if _NEGATED_PAIR.search(visible):
+        stated.add("?")  # "neither A nor B is better": no preference, whatever else matched
+    if ends and stated and ends != stated:
+        ends = set()  # a heading "Answer A" or an opening "A" that the text then contradicts
+        stated.add("?")
     for letters in ({m.group(1) for m in _DOUBLE_BRACKET.finditer(visible)},
                     {m.group(1) for m in _LABELLED.finditer(visible)},
                     ends,
-                    {m.group(1) for m in _PRAISE.finditer(visible)} | {m.group(1) for m in _PREFER.finditer(visible)}):
+                    stated):
         if len(letters) == 1:
-            return next(iter(letters))
+            return next(iter(letters)) if letters != {"?"} else None
         if len(letters) > 1:
             return None
     return None

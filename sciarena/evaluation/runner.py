@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sciarena.errors import SciArenaError
-from sciarena.errors import EvaluationInputError
+from sciarena.errors import EvaluationInputError, SciArenaError
 from sciarena.evaluation.benchmark import EvalItem
 from sciarena.evaluation.judge import Judge, Reply
 
@@ -50,6 +49,12 @@ class Prediction:
     seconds: float = 0.0
     input_tokens: int | None = None
     output_tokens: int | None = None
+    item: str = ""  # the judged item's fingerprint (EvalItem.fingerprint)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(item id, item fingerprint): what a saved prediction is matched on (see ``item_key``)."""
+        return self.id, self.item
 
     @property
     def agrees(self) -> bool:
@@ -60,7 +65,7 @@ class Prediction:
                 "human": self.human, "verdict": self.verdict, "agree": self.agrees, "status": self.status,
                 "positions": list(self.positions), "outputs": list(self.outputs), "error": self.error or None,
                 "seconds": round(self.seconds, 3), "input_tokens": self.input_tokens,
-                "output_tokens": self.output_tokens}
+                "output_tokens": self.output_tokens, "item": self.item}
 
     @classmethod
     def from_json(cls, record: Mapping[str, Any]) -> "Prediction":
@@ -73,7 +78,8 @@ class Prediction:
                    positions=tuple(p if p in ("A", "B") else None for p in record.get("positions") or ()),
                    outputs=tuple(str(o) for o in record.get("outputs") or ()),
                    error=str(record.get("error") or ""), seconds=float(record.get("seconds") or 0.0),
-                   input_tokens=record.get("input_tokens"), output_tokens=record.get("output_tokens"))
+                   input_tokens=record.get("input_tokens"), output_tokens=record.get("output_tokens"),
+                   item=str(record.get("item") or ""))
 
 
 def judge_item(judge: Judge, item: EvalItem, *, swap: bool = False,
@@ -88,7 +94,7 @@ def judge_item(judge: Judge, item: EvalItem, *, swap: bool = False,
     except SciArenaError as err:
         error = str(err) or type(err).__name__
     except Exception as err:  # a judge bug must cost one item, not the whole paid run
-        log.warning("judge %s failed on %s: %s", judge.name, item.id, type(err).__name__, exc_info=True)
+        log.debug("judge %s failed on %s", judge.name, item.id, exc_info=True)  # the trace only at debug level: users see one line
         error = f"unexpected {type(err).__name__}"
     positions = tuple(r.verdict for r in replies)
     # Back in the item's terms: in the swapped call, "A" named the item's answer B.
@@ -107,7 +113,7 @@ def judge_item(judge: Judge, item: EvalItem, *, swap: bool = False,
                       verdict=verdict, status=status, positions=positions,
                       outputs=tuple(r.text[:MAX_OUTPUT_CHARS] for r in replies), error=error,
                       seconds=clock() - started, input_tokens=sum(tokens_in) if tokens_in else None,
-                      output_tokens=sum(tokens_out) if tokens_out else None)
+                      output_tokens=sum(tokens_out) if tokens_out else None, item=item.fingerprint)
 
 
 @dataclass(frozen=True)
@@ -187,9 +193,9 @@ class PredictionLog:
                 raise EvaluationInputError(f"{self.path}: line {number} is not a prediction") from None
         return out
 
-    def latest(self, judge: str, swap: bool) -> dict[str, Prediction]:
-        """The last prediction per item id made by ``judge`` in this swap mode."""
-        return {p.id: p for p in self.read() if p.judge == judge and p.swap == swap}
+    def latest(self, judge: str, swap: bool) -> dict[tuple[str, str], Prediction]:
+        """The last prediction per item (id and content, see ``item_key``) made by ``judge`` in this swap mode."""
+        return {p.key: p for p in self.read() if p.judge == judge and p.swap == swap}
 
     def appender(self) -> "_Appender":
         return _Appender(self.path)
@@ -223,6 +229,13 @@ class _Appender:
         self.close()
 
 
-def pending_items(items: Sequence[EvalItem], done: Mapping[str, Prediction]) -> list[EvalItem]:
-    """Items without a usable prediction yet (failed calls are tried again)."""
-    return [item for item in items if item.id not in done or done[item.id].status == "error"]
+def item_key(item: EvalItem) -> tuple[str, str]:
+    """How saved predictions are matched to items: ids alone repeat across benchmarks, so the
+    content's fingerprint is part of the key."""
+    return item.id, item.fingerprint
+
+
+def pending_items(items: Sequence[EvalItem], done: Mapping[tuple[str, str], Prediction]) -> list[EvalItem]:
+    """Items without a usable prediction yet (none saved for this item, or a failed call: tried again)."""
+    return [item for item in items
+            if (saved := done.get(item_key(item))) is None or saved.status == "error"]

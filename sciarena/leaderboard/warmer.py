@@ -54,23 +54,33 @@ class CacheWarmer:
                 log.warning("could not refresh the leaderboard cache of %s: %s", path.name, type(err).__name__)
         return done
 
-    def start(self) -> "CacheWarmer":
-        """Warm now, then every ``every_s`` seconds, and once more at exit."""
+    def start(self, after: threading.Thread | None = None) -> "CacheWarmer":
+        """Warm now (once ``after`` — e.g. a Hub download — has finished), then every ``every_s``
+        seconds, and once more at exit."""
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="leaderboard-cache", daemon=True)
+            self._thread = threading.Thread(target=self._run, args=(after,), name="leaderboard-cache",
+                                            daemon=True)
             self._thread.start()
             atexit.register(self.close)
         return self
 
-    def close(self, timeout_s: float = 60.0) -> None:
-        """Stop the schedule and bring the copies up to date one last time."""
+    def close(self, timeout_s: float = 5.0) -> None:
+        """Stop the schedule and bring the copies up to date one last time.
+
+        If a round is still running after ``timeout_s`` (a first parse of a large shard), the final
+        round is skipped rather than making the exit wait: the next start brings the copies up to date."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout_s)
             atexit.unregister(self.close)
+            if self._thread.is_alive():
+                log.info("leaderboard cache refresh still running at exit; the next start finishes it")
+                return
         self.warm_once()
 
-    def _run(self) -> None:
+    def _run(self, after: threading.Thread | None) -> None:
+        if after is not None:
+            after.join()
         while True:
             self.warm_once()
             if self._stop.wait(self._every_s):

@@ -146,7 +146,8 @@ class RequestSpacing:
     than the spacing requires. ``per_second`` <= 0 means no limit."""
 
     def __init__(self, per_second: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self.interval = 1.0 / per_second if per_second > 0 else 0.0
+        # 5% over the nominal spacing: requests leave here, but the limit is counted where they arrive.
+        self.interval = 1.05 / per_second if per_second > 0 else 0.0
         self._clock = clock
         self._lock = threading.Lock()
         self._next_start = 0.0
@@ -229,8 +230,11 @@ class SemanticScholarClient:
             # Waiting in the queue longer than one request may take is worse than falling back.
             wait = self._spacing.reserve(latest=min(deadline, time.monotonic() + self.timeout[1]))
             if wait is None:
-                raise SemanticScholarUnavailable(
-                    f"Semantic Scholar is busy right now ({path}: too many requests queued).")
+                if attempt == 1:
+                    raise SemanticScholarUnavailable(
+                        f"Semantic Scholar is busy right now ({path}: too many requests queued).")
+                attempt -= 1  # report the failure of the attempts actually made
+                break
             if wait:
                 self._sleep(wait)
             try:

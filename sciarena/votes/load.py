@@ -243,9 +243,11 @@ class VoteSource:
                 self._background.start()
             return self._background
 
-    def files(self) -> list[Path]:
-        """Every shard once — the local copy when it is at least as long as the Hub's — in name order."""
-        if self.repo_id:
+    def files(self, *, refresh: bool = True) -> list[Path]:
+        """Every shard once — the local copy when it is at least as long as the Hub's — in name order.
+
+        ``refresh=False`` lists what is here without reading the Hub (background upkeep, exit)."""
+        if self.repo_id and refresh:
             if self._refreshed_at is None:
                 self.refresh()
             elif self._clock() - self._refreshed_at >= self.refresh_s:
