@@ -141,14 +141,20 @@ def run_eval(args: argparse.Namespace, *, settings: "Settings | None" = None,
         return 2
     todo = pending_items(items, done)
     progress = _Progress(len(todo) if judge.kind == "model" else 0, err)
+
+    def finishing(in_flight: int) -> None:
+        if in_flight:
+            print(f"\nsciarena eval run: stopping; waiting for the {in_flight} call(s) already sent "
+                  "so their results are saved", file=err, flush=True)
+
     try:
         if log is not None:
             with log.appender() as append:
                 outcome = run_judge(todo, judge, swap=args.swap, concurrency=args.concurrency,
-                                    on_prediction=lambda p: (append(p), progress()))
+                                    on_prediction=lambda p: (append(p), progress()), on_interrupt=finishing)
         else:
             outcome = run_judge(todo, judge, swap=args.swap, concurrency=args.concurrency,
-                                on_prediction=lambda p: progress())
+                                on_prediction=lambda p: progress(), on_interrupt=finishing)
     except KeyboardInterrupt:
         saved = f"; predictions so far are in {args.predictions}" if args.predictions else ""
         print(f"sciarena eval run: interrupted{saved}", file=err)

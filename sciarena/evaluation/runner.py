@@ -12,7 +12,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -124,11 +124,15 @@ class RunOutcome:
 
 def run_judge(items: Iterable[EvalItem], judge: Judge, *, swap: bool = False, concurrency: int = 8,
               on_prediction: Callable[[Prediction], None] = lambda p: None,
-              max_consecutive_errors: int = 20) -> RunOutcome:
+              max_consecutive_errors: int = 20,
+              on_interrupt: Callable[[int], None] = lambda in_flight: None) -> RunOutcome:
     """Judge ``items`` with at most ``concurrency`` calls in flight; ``on_prediction`` sees each result at once.
 
     After ``max_consecutive_errors`` failed items in a row (a revoked key, an outage) no new
-    item is started: the remaining ones are left for a later run.
+    item is started: the remaining ones are left for a later run. On Ctrl-C no new item is
+    started, ``on_interrupt`` is told how many calls are in flight, and their (paid) results
+    still reach ``on_prediction`` before KeyboardInterrupt is raised again; a second Ctrl-C
+    abandons them.
     """
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
@@ -156,6 +160,15 @@ def run_judge(items: Iterable[EvalItem], judge: Judge, *, swap: bool = False, co
                 errors_in_row = errors_in_row + 1 if prediction.status == "error" else 0
                 if errors_in_row >= max_consecutive_errors and not stopped:
                     stopped = f"stopped after {errors_in_row} failed items in a row (last: {prediction.error})"
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        running = {f for f in pending if not f.cancelled()}
+        on_interrupt(len(running))
+        for future in as_completed(running):
+            prediction = future.result()
+            results.append(prediction)
+            on_prediction(prediction)
+        raise
     except BaseException:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
