@@ -13,32 +13,13 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from sciarena.argtypes import positive_number, whole_number
 from sciarena.errors import SciArenaError
 
 if TYPE_CHECKING:
     from sciarena.config import Settings
     from sciarena.evaluation.benchmark import BuildReport
     from sciarena.evaluation.metrics import EvalScore
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be positive")
-    return value
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -54,7 +35,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                        help="a votes file or folder (our JSON lines, the released JSON array, Parquet) "
                             "or a Hub dataset id (owner/name)")
     build.add_argument("--out", required=True, metavar="FILE", help="where to write the benchmark (JSON lines)")
-    build.add_argument("--per-side", type=_positive_int, default=250, metavar="N",
+    build.add_argument("--per-side", type=whole_number(1), default=250, metavar="N",
                        help="votes preferring each side, per discipline (default 250, as the paper)")
     build.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
     build.add_argument("--cache-dir", default=None, help="where Hub files are downloaded")
@@ -68,14 +49,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
                           "baseline:more-citations (fixed rules, not models)")
     run.add_argument("--swap", action="store_true",
                      help="ask twice, answers in both orders; count a verdict only when both agree")
-    run.add_argument("--concurrency", type=_positive_int, default=8, help="calls in flight (default 8)")
-    run.add_argument("--limit", type=_positive_int, default=None, metavar="N",
+    run.add_argument("--concurrency", type=whole_number(1), default=8, help="calls in flight (default 8)")
+    run.add_argument("--limit", type=whole_number(1), default=None, metavar="N",
                      help="only the first N items of the benchmark")
     run.add_argument("--predictions", default=None, metavar="FILE",
                      help="append each prediction here as it arrives; a rerun skips items already judged")
-    run.add_argument("--timeout", type=_positive_float, default=None, metavar="SECONDS",
+    run.add_argument("--timeout", type=positive_number, default=None, metavar="SECONDS",
                      help="per call, retries included (default: SCIARENA_GENERATION_TIMEOUT, 120)")
-    run.add_argument("--bootstrap", type=_positive_int, default=1000, metavar="N",
+    run.add_argument("--bootstrap", type=whole_number(1), default=1000, metavar="N",
                      help="bootstrap rounds for the 95%% interval (default 1000)")
     run.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     run.add_argument("--format", choices=("table", "json"), default="table")

@@ -12,6 +12,7 @@ import logging
 import sys
 from typing import Sequence, TextIO
 
+from sciarena.argtypes import positive_number, whole_number
 from sciarena.errors import SciArenaError
 from sciarena.leaderboard.compute import GROUP_KEYS, METHODS, Leaderboard, compute_leaderboard, to_json
 from sciarena.leaderboard.elo import DEFAULT_K
@@ -43,43 +44,23 @@ def _anchor(text: str) -> tuple[str, float]:
         raise argparse.ArgumentTypeError(f"expected MODEL=RATING, got {text!r}") from None
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError("must not be negative")
-    return value
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be positive")
-    return value
-
-
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the leaderboard options to ``parser``."""
     parser.add_argument("--votes", action="append", required=True, metavar="PATH",
                         help="vote file or folder (JSON array, JSON lines or Parquet; "
                              "our schema or the released SciArena one); repeatable")
     parser.add_argument("--format", choices=("table", "json"), default="table")
-    parser.add_argument("--bootstrap", type=_count, default=100, metavar="N",
+    parser.add_argument("--bootstrap", type=whole_number(0), default=100, metavar="N",
                         help="bootstrap rounds for the 95%% intervals (default 100; 0 = none)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    parser.add_argument("--min-battles", type=_count, default=DEFAULT_MIN_BATTLES, metavar="K",
+    parser.add_argument("--min-battles", type=whole_number(0), default=DEFAULT_MIN_BATTLES, metavar="K",
                         help=f"hide models with fewer battles (default {DEFAULT_MIN_BATTLES})")
     parser.add_argument("--by", action="append", metavar="|".join(GROUP_KEYS + ("none",)),
                         choices=GROUP_KEYS + ("none",),
                         help="per-group rating columns (repeatable; default subject)")
     parser.add_argument("--method", choices=METHODS, default="bt",
                         help="bt = Bradley–Terry (default); elo = online Elo")
-    parser.add_argument("--k", type=_positive, default=DEFAULT_K,
+    parser.add_argument("--k", type=positive_number, default=DEFAULT_K,
                         help=f"online Elo K factor (default {DEFAULT_K:g})")
     parser.add_argument("--style", type=_style, default=(), metavar=",".join(STYLE_FEATURES),
                         help="control for these style features (Bradley–Terry only)")
