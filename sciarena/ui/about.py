@@ -42,6 +42,9 @@ Hugging Face Hub every few minutes. Load them with `sciarena.votes.load("<folder
 `datasets.load_dataset("<repo>", data_files="data/**/*.jsonl")`; rank models with
 `python -m sciarena leaderboard --votes data/votes --format table`; write the released SciArena schema with
 `python -m sciarena export --votes data/votes --to sciarena-release --out votes.json`.
+To measure how often an LLM judge picks the answer researchers picked (SciArena-Eval), build a balanced
+benchmark from the votes with `python -m sciarena eval build --votes data/votes --out bench.jsonl` and score a
+judge with `python -m sciarena eval run --bench bench.jsonl --judge <model>`.
 """
 
 
