@@ -21,11 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from sciarena.errors import EvaluationInputError
+from sciarena.leaderboard.data import OUTCOMES, VOTE_LABELS
 from sciarena.types import DISCIPLINES
 
 DEFAULT_PER_SIDE = 250
-_VOTE_ALIASES = {"a": "A", "b": "B", "tie": "tie", "bad": "bad", "both bad": "bad", "both_bad": "bad",
-                 "bothbad": "bad", "leftvote": "A", "rightvote": "B", "tievote": "tie", "bothbad_vote": "bad"}
 
 
 @dataclass(frozen=True)
@@ -114,10 +113,11 @@ class Benchmark:
 
 
 def normalise_vote(label: object) -> str | None:
-    """"A", "B", "tie" or "bad" from a vote label in any case/spacing; None when unrecognised."""
+    """"A", "B", "tie" or "bad" from a vote label, read as the leaderboard reads it; None when unrecognised."""
     if not isinstance(label, str):
         return None
-    return _VOTE_ALIASES.get(" ".join(label.strip().lower().split()))
+    code = VOTE_LABELS.get(label.strip().lower())
+    return None if code is None else OUTCOMES[code]
 
 
 def match_discipline(subject: object, disciplines: Sequence[str] = DISCIPLINES) -> str | None:

@@ -26,7 +26,7 @@ VOTE_LABELS: Mapping[str, int] = {
     "a": OUTCOME_A, "model_a": OUTCOME_A, "leftvote": OUTCOME_A,
     "b": OUTCOME_B, "model_b": OUTCOME_B, "rightvote": OUTCOME_B,
     "tie": OUTCOME_TIE, "tievote": OUTCOME_TIE,
-    "bad": OUTCOME_BAD, "both_bad": OUTCOME_BAD, "bothbad": OUTCOME_BAD,
+    "bad": OUTCOME_BAD, "both bad": OUTCOME_BAD, "both_bad": OUTCOME_BAD, "bothbad": OUTCOME_BAD,
     "bothbad_vote": OUTCOME_BAD, "tie (bothbad)": OUTCOME_BAD,
 }
 
