@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sciarena.argtypes import positive_number, whole_number
-from sciarena.errors import SciArenaError
+from sciarena.errors import EvaluationInputError, SciArenaError
 
 if TYPE_CHECKING:
     from sciarena.config import Settings
@@ -76,11 +76,8 @@ def run_build(args: argparse.Namespace, *, settings: "Settings | None" = None,
         records = load(args.votes, token=settings.secret("HF_TOKEN"), cache_dir=args.cache_dir)
         bench = build_benchmark(records, per_side=args.per_side, seed=args.seed)
         if not bench.items:
-            raise _Stop(f"no usable votes in {args.votes} ({_excluded(bench.report) or 'no records'})")
+            raise EvaluationInputError(f"no usable votes in {args.votes} ({_excluded(bench.report) or 'no records'})")
         count = write_benchmark(bench.items, args.out)
-    except _Stop as stop:
-        print(f"sciarena eval build: {stop}", file=err)
-        return 2
     except (SciArenaError, ValueError) as error:
         print(f"sciarena eval build: {error}", file=err)
         return 2
@@ -205,10 +202,6 @@ def format_table(result: "EvalScore", meta: dict[str, Any]) -> str:
     if meta.get("not_judged"):
         lines.append(f"not judged yet: {meta['not_judged']} item(s)")
     return "\n".join(lines)
-
-
-class _Stop(Exception):
-    pass
 
 
 class _Progress:
