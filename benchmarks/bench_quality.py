@@ -10,7 +10,9 @@ tests under Holm: the detection rate per planted kind and the honest false-posit
 Then the cost of the consensus test's leave-one-voter-out fits: batched and warm-started
 (what the package does) against a naive reference in the same process, a fresh
 Bradley–Terry fit from scratch on everybody else's votes for each voter, with the
-largest difference between the two in Elo.
+largest difference between the two in Elo; and, for comparison, the cheapest
+approximation (one shared Newton step from the fit to everyone: θ₋ᵥ ≈ θ̂ − H⁻¹ gᵥ, the
+influence function) with its error.
 
 Run:  /work/venv/bin/python benchmarks/bench_quality.py [--honest 200,1000] [--seeds 3] [--alpha 0.05]
 """
@@ -78,6 +80,25 @@ def timing(honest: int) -> None:
             out[code] = fit_counts(aggregate(v.a[keep], v.b[keep], v.outcome[keep], n_models))[0]
         return out
 
+    def one_step() -> np.ndarray:
+        decisive = v.outcome < 2
+        counts = aggregate(v.a[decisive], v.b[decisive], v.outcome[decisive], n_models)
+        theta = fit_counts(counts)[0]
+        wins, battles = counts.totals()
+        mu_pair = 1.0 / (1.0 + np.exp(-(theta[counts.pair_i] - theta[counts.pair_j])))
+        w = battles[0] * mu_pair * (1.0 - mu_pair)
+        hess = np.zeros((n_models, n_models))
+        np.add.at(hess, (counts.pair_i, counts.pair_j), -w)
+        np.add.at(hess, (counts.pair_j, counts.pair_i), -w)
+        hess[np.diag_indices(n_models)] -= hess.sum(axis=1)
+        hess += 1.0 / n_models
+        own = decisive & (v.voter >= 0)
+        va, vb, vv = v.a[own], v.b[own], v.voter[own]
+        resid = (v.outcome[own] == 0) - 1.0 / (1.0 + np.exp(-(theta[va] - theta[vb])))
+        grad = (np.bincount(vv * n_models + va, resid, n_voters * n_models)
+                - np.bincount(vv * n_models + vb, resid, n_voters * n_models)).reshape(n_voters, n_models)
+        return theta[None] - np.linalg.solve(hess, grad.T).T
+
     fast_s = []
     for _ in range(3):
         t = time.perf_counter()
@@ -87,6 +108,9 @@ def timing(honest: int) -> None:
     slow = naive()
     slow_s = time.perf_counter() - t
     t = time.perf_counter()
+    approx = one_step()
+    approx_s = time.perf_counter() - t
+    t = time.perf_counter()
     check_votes(v, seed=0)
     whole_s = time.perf_counter() - t
     diff = np.abs(fast - slow).max() * NATURAL_TO_ELO
@@ -94,6 +118,8 @@ def timing(honest: int) -> None:
     print(f"  batched, warm-started (best of 3): {min(fast_s):.3f} s")
     print(f"  naive fresh fit per voter:          {slow_s:.3f} s   ratio {slow_s / min(fast_s):.1f}×")
     print(f"  largest difference: {diff:.2e} Elo")
+    print(f"  one shared Newton step (approximation): {approx_s:.3f} s, "
+          f"largest error {np.abs(approx - slow).max() * NATURAL_TO_ELO:.3f} Elo")
     print(f"  whole check (A.5 + position + consensus + Holm + report): {whole_s:.3f} s")
 
 

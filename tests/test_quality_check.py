@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sciarena.quality.check import (
-    A5, CONSENSUS, NO_VOTER_IDS, POSITION, TESTS, arrays_from_records, check_votes,
+    A5, CONSENSUS, NO_VOTER_IDS, POSITION, TESTS, VoteArrays, arrays_from_records, check_votes,
 )
 from sciarena.quality.report import to_dict
 from sciarena.quality.synthetic import HONEST, planted_history, records_from_arrays
@@ -113,3 +113,21 @@ def test_records_round_trip_gives_the_same_report():
                                                                 for v in via_records.voters]
     assert [t.p_value for v in direct.voters for t in v.tests] == pytest.approx(
         [t.p_value for v in via_records.voters for t in v.tests])
+
+
+def test_the_seed_moves_only_the_checkpoints():
+    history = planted_history(honest_voters=60, planted_per_kind=2, seed=5)
+    runs = [check_votes(history.votes, seed=s, tests=(A5,)) for s in (1, 1, 2)]
+    checkpoints = [[v.tests[0].details["checkpoint"] for v in r.voters] for r in runs]
+    assert checkpoints[0] == checkpoints[1] and checkpoints[0] != checkpoints[2]
+    # the per-vote p-values do not depend on the seed: a voter checked at the same j agrees
+    same = [k for k, (x, y) in enumerate(zip(checkpoints[0], checkpoints[2])) if x == y]
+    assert same and all(runs[0].voters[k].tests[0].statistic == runs[2].voters[k].tests[0].statistic
+                        for k in same)
+
+
+def test_vote_arrays_reject_inconsistent_columns():
+    with pytest.raises(ValueError, match="same length"):
+        VoteArrays((), (), np.zeros(2, int), np.zeros(1, int), np.zeros(1, int), np.zeros(1, int))
+    with pytest.raises(ValueError, match="out of range"):
+        VoteArrays(("m",), ("u",), np.zeros(1, int), np.zeros(1, int), np.ones(1, int), np.zeros(1, int))

@@ -66,11 +66,11 @@ def test_unreadable_input_is_a_message_and_exit_2(tmp_path: Path, capsys):
     assert err.count("sciarena quality:") == 2 and "Traceback" not in err
 
 
-@pytest.mark.parametrize("alpha", ["0", "1.5", "x"])
-def test_bad_alpha_is_a_usage_error(alpha: str, capsys):
+@pytest.mark.parametrize("option", [("--alpha", "0"), ("--alpha", "1.5"), ("--alpha", "x"), ("--seed", "-1")])
+def test_bad_option_values_are_usage_errors(option: tuple[str, str], capsys):
     with pytest.raises(SystemExit) as stop:
-        cli.main(["--votes", "v.jsonl", "--alpha", alpha])
-    assert stop.value.code == 2 and "--alpha" in capsys.readouterr().err
+        cli.main(["--votes", "v.jsonl", *option])
+    assert stop.value.code == 2 and option[0] in capsys.readouterr().err
 
 
 def test_registers_as_a_subcommand(votes_file: Path, capsys):

@@ -41,6 +41,17 @@ class VoteArrays:
     outcome: np.ndarray
     skipped: Mapping[str, int] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        n = self.voter.shape[0]
+        if any(x.shape != (n,) for x in (self.a, self.b, self.outcome)):
+            raise ValueError("voter, a, b and outcome must be 1-D arrays of the same length")
+        if n and (min(self.a.min(), self.b.min()) < 0
+                  or max(self.a.max(), self.b.max()) >= len(self.models) or (self.a == self.b).any()):
+            raise ValueError("model indices out of range or equal on both sides")
+        if n and (self.outcome.min() < 0 or self.outcome.max() > 3
+                  or self.voter.min() < -1 or self.voter.max() >= len(self.voters)):
+            raise ValueError("outcome codes must be 0–3 and voter codes −1 or index voters")
+
     @property
     def n_votes(self) -> int:
         return int(self.voter.shape[0])

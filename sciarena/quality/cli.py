@@ -12,6 +12,7 @@ import argparse
 import sys
 from typing import Any, Sequence, TextIO
 
+from sciarena.argtypes import whole_number
 from sciarena.errors import SciArenaError
 from sciarena.quality.check import DEFAULT_ALPHA, NO_VOTER_IDS, arrays_from_records, check_votes
 from sciarena.quality.report import format_table, to_json
@@ -37,7 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="vote file, folder or Hub dataset id (owner/name); repeatable")
     parser.add_argument("--alpha", type=_alpha, default=DEFAULT_ALPHA,
                         help=f"chance of flagging an honest voter (default {DEFAULT_ALPHA:g})")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=whole_number(0), default=0,
                         help="seed of the A.5 checkpoints (default 0)")
     parser.add_argument("--format", choices=("table", "json"), default="table")
     return parser
