@@ -131,3 +131,13 @@ def test_vote_arrays_reject_inconsistent_columns():
         VoteArrays((), (), np.zeros(2, int), np.zeros(1, int), np.zeros(1, int), np.zeros(1, int))
     with pytest.raises(ValueError, match="out of range"):
         VoteArrays(("m",), ("u",), np.zeros(1, int), np.zeros(1, int), np.ones(1, int), np.zeros(1, int))
+
+
+def test_votes_without_ids_are_history_but_unchecked():
+    history = planted_history(honest_voters=40, planted_per_kind=0, seed=8)
+    v = history.votes
+    anonymous = np.where(v.voter < 10, -1, v.voter)  # the first ten voters' votes lose their ids
+    report = check_votes(VoteArrays(v.models, v.voters, anonymous, v.a, v.b, v.outcome))
+    assert report.unchecked_votes == int((v.voter < 10).sum()) > 0
+    assert any("without a voter id" in note for note in report.notes)
+    assert {r.voter_id for r in report.voters} == set(v.voters[10:])  # voters without votes: not listed

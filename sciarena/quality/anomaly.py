@@ -69,8 +69,8 @@ def leave_out_history(voter: np.ndarray, pair: np.ndarray, outcome: np.ndarray,
                       n_pairs: int) -> np.ndarray:
     """Per vote, outcome counts (n, 4) of the same pair's votes by everybody but its voter.
 
-    Votes without a voter (code −1) are history for everyone and have their own row
-    (they are never tested, so their row is not needed exact).
+    Votes without a voter (code −1) count in everyone's history; their own rows (which
+    leave all anonymous votes out) are never tested.
     """
     total = np.bincount(pair * N_OUTCOMES + outcome, minlength=n_pairs * N_OUTCOMES)
     total = total.reshape(n_pairs, N_OUTCOMES)

@@ -153,7 +153,7 @@ def check_votes(votes: VoteArrays, *, alpha: float = DEFAULT_ALPHA, seed: int = 
     fired = adjusted <= alpha
     counts = np.bincount(votes.voter[votes.voter >= 0], minlength=n_voters)
     reports = []
-    for code in range(n_voters):
+    for code in np.flatnonzero(counts):  # a voter without usable votes has nothing to report
         results = tuple(
             TestResult(name, float(stat[code, c]), float(raw[code, c]), float(adjusted[code, c]),
                        bool(fired[code, c]),

@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 from scipy.stats import binom, norm
 
 from sciarena.leaderboard.bradley_terry import RIDGE, fit_pairs, needs_ridge
@@ -131,7 +132,7 @@ def consensus_test(voter: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.
     v, va, vb = voter[use], a[use], b[use]
     ok = known[v, va] & known[v, vb]
     v, va, vb, picked_a = v[ok], va[ok], vb[ok], outcome[use][ok] == OUTCOME_A
-    p_a = 1.0 / (1.0 + np.exp(-(theta[v, va] - theta[v, vb])))
+    p_a = expit(theta[v, va] - theta[v, vb])
     favour_a = p_a >= 0.5
     q = np.where(favour_a, p_a, 1.0 - p_a)
     agreed = (picked_a == favour_a).astype(np.int64)
