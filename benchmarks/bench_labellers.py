@@ -72,6 +72,16 @@ def retrieval_subjects(items: Sequence[LabelledQuestion]) -> list:
     return [retriever.retrieve(item.question) for item in items]
 
 
+def _model_label(labeller, question: str) -> str:
+    from sciarena.errors import SciArenaError
+
+    try:
+        return labeller.label(question).value
+    except SciArenaError as err:  # a failed call counts as wrong, and the run goes on
+        print(f"  call failed: {err}", file=sys.stderr)
+        return "error"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--labels", default=str(LABELS_FILE), help="the labelled questions (JSON lines)")
@@ -107,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for task in (CATEGORY, DISCIPLINE):
             labeller = resolve_labeller(args.model, task, settings).labeller
             print(f"\nasking {labeller.name} for {len(items)} {task.name} labels …", flush=True)
-            labels = [labeller.label(q).value for q in questions]
+            labels = [_model_label(labeller, q) for q in questions]
             report(f"{task.name}: LLM labeller {labeller.name}", items, labels, task)
     return 0
 

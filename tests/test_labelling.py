@@ -180,3 +180,25 @@ def test_gold_loader_rejects_unknown_labels(tmp_path: Path) -> None:
                                 "split": "dev"}) + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match="line 1"):
         load_labelled_questions(path)
+
+
+# ------------------------------------------------------------------ at battle time
+
+def test_arena_labeller_records_who_labelled_and_falls_back_to_the_rules() -> None:
+    from sciarena.errors import ProviderTimeout
+    from sciarena.labelling.arena import ArenaLabeller, QuestionLabels
+
+    question = "What are the main challenges of using deep learning for medical image diagnosis?"
+    assert ArenaLabeller().label(question) == QuestionLabels(
+        "Challenges & Limitations", "offline:rules:category", "Healthcare", "offline:rules:discipline")
+
+    def timing_out(messages: list[dict[str, str]]) -> str:
+        raise ProviderTimeout("no answer in 20 s")
+
+    model = ArenaLabeller(category=LLMLabeller(CATEGORY, lambda m: "Others", "Model X"),
+                          discipline=LLMLabeller(DISCIPLINE, timing_out, "Model X"))
+    labels = model.label(question)
+    assert (labels.question_type, labels.question_type_labeller) == ("Others", "Model X")
+    assert (labels.subject, labels.subject_labeller) == ("Healthcare", "offline:rules:discipline")
+    garbage = ArenaLabeller(category=LLMLabeller(CATEGORY, lambda m: "a challenges question", "Model X"))
+    assert garbage.label(question).question_type_labeller == "offline:rules:category"

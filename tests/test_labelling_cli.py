@@ -164,3 +164,41 @@ def test_unknown_model_and_foreign_out_file_are_refused(tmp_path: Path, fake_ope
                             "--out", str(foreign)], settings)
     assert code == 2 and "line 1 is not a vote label" in err
     assert foreign.read_text(encoding="utf-8").count("\n") == 1
+
+
+def test_label_votes_stops_after_a_run_of_failures_and_saves_calls_in_flight_on_ctrl_c() -> None:
+    from sciarena.errors import ProviderError
+    from sciarena.labelling.labellers import CATEGORY, LLMLabeller
+    from sciarena.labelling.store import VoteQuestion, label_votes
+
+    items = [VoteQuestion(f"v{k}", f"Question {k}?") for k in range(10)]
+
+    def failing(messages: list[dict[str, str]]) -> str:
+        raise ProviderError("key revoked")
+
+    outcome = label_votes(items, LLMLabeller(CATEGORY, failing, "M"), concurrency=1, max_consecutive_errors=3)
+    assert [v.status for v in outcome.labels] == ["error"] * 3 and "3 failed calls in a row" in outcome.stopped
+    assert outcome.labels[0].error == "key revoked" and outcome.labels[0].labeller == "M"
+
+    def interrupted_on_second(messages: list[dict[str, str]]) -> str:
+        if "Question 1?" in messages[-1]["content"]:
+            raise KeyboardInterrupt
+        return "Others"
+
+    seen: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        label_votes(items, LLMLabeller(CATEGORY, interrupted_on_second, "M"), concurrency=1,
+                    on_label=lambda v: seen.append(v.vote_id))
+    assert seen == ["v0"]
+
+
+def test_a_torn_last_line_is_skipped_and_the_next_label_starts_a_fresh_line(tmp_path: Path) -> None:
+    votes = write_votes(tmp_path / "votes.jsonl", list(QUESTIONS)[:2])
+    out_file = tmp_path / "labels.jsonl"
+    argv = ["label", "categories", "--votes", str(votes), "--model", "offline:rules", "--out", str(out_file)]
+    assert run_cli(argv + ["--limit", "1"])[0] == 0
+    out_file.write_text(out_file.read_text(encoding="utf-8") + '{"vote_id": "v1", "quest', encoding="utf-8")
+    code, out, err = run_cli(argv)
+    assert code == 0, err
+    assert "1 already labelled" in out
+    assert [v.vote_id for v in LabelLog(out_file).read()] == ["v0", "v1"]

@@ -70,7 +70,7 @@ def add_subcommands(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
         out: TextIO | None = None, err: TextIO | None = None) -> int:
     """0 when every vote has a label (or a recorded invalid reply), 1 when calls failed, 2 on bad input."""
-    from sciarena.labelling.resolve import resolve_labeller
+    from sciarena.labelling.resolve import LabellingInputError, resolve_labeller
     from sciarena.labelling.store import LabelLog, distinct_questions, label_votes, pending
     from sciarena.votes.load import load
 
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
         items, skipped = vote_questions(records)
         items = items[: args.limit]
         if not items:
-            raise SciArenaError(f"no votes with a question in {args.votes}"
+            raise LabellingInputError(f"no votes with a question in {args.votes}"
                                 + (f" ({skipped} record(s) without one)" if skipped else ""))
         log = LabelLog(args.out)
         done = log.latest(task.name, labeller.name)

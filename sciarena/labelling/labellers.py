@@ -7,7 +7,7 @@ builds a client itself. ``RuleLabeller`` wraps the offline rules of sciarena/cla
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -103,7 +103,3 @@ def rule_labeller(task: Task) -> RuleLabeller:
     rule = classify.classify_question if task is CATEGORY else classify.subject_from_question
     return RuleLabeller(task=task, rule=rule, name=f"{OFFLINE_NAME}:{task.name}")
 
-
-def label_all(labeller: Labeller, questions: Sequence[str]) -> list[Label]:
-    """Label each question in turn (the benchmark's loop; the CLI runs calls concurrently)."""
-    return [labeller.label(q) for q in questions]
