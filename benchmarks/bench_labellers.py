@@ -21,8 +21,9 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -54,13 +55,14 @@ def report(title: str, items: Sequence[LabelledQuestion], predicted: Sequence[st
         print(format_confusion(confusion([gold[k] for k in chosen], [predicted[k] for k in chosen], labels), SHORT))
 
 
-def rules_from_file(path: str) -> Callable[[str], str]:
+def load_module(path: str) -> ModuleType:
+    """Another version of classify.py, imported from a file (it needs only sciarena.types)."""
     spec = importlib.util.spec_from_file_location("baseline_classify", path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.classify_question
+    return module
 
 
 def retrieval_subjects(items: Sequence[LabelledQuestion]) -> list:
@@ -94,16 +96,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     counts = {split: sum(item.split == split for item in items) for split in SPLITS}
     print(f"{len(items)} labelled questions from {args.labels} ({', '.join(f'{s} {n}' for s, n in counts.items())})")
 
-    if args.baseline_rules:
-        old = rules_from_file(args.baseline_rules)
-        report(f"categories: classify_question from {args.baseline_rules}", items, [old(q) for q in questions],
-               CATEGORY)
+    old = load_module(args.baseline_rules) if args.baseline_rules else None
+    if old is not None:
+        report(f"categories: classify_question from {args.baseline_rules}", items,
+               [old.classify_question(q) for q in questions], CATEGORY)
     report("categories: classify.classify_question (keyword rules)", items,
            [classify.classify_question(q) for q in questions], CATEGORY)
 
     retrievals = retrieval_subjects(items)
     report("disciplines: classify.subject_from_question (question vocabulary)", items,
            [classify.subject_from_question(q) for q in questions], DISCIPLINE)
+    if old is not None and hasattr(old, "infer_subject"):
+        report(f"disciplines: infer_subject from {args.baseline_rules}", items,
+               [old.infer_subject(r) for r in retrievals], DISCIPLINE)
     report("disciplines: classify.infer_subject (local retrieval over the bundled corpus)", items,
            [classify.infer_subject(r) for r in retrievals], DISCIPLINE)
     report("disciplines: classify.label_subject (question vocabulary, else retrieval)", items,
