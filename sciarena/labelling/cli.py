@@ -26,7 +26,7 @@ from sciarena.labelling.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Tas
 
 if TYPE_CHECKING:
     from sciarena.config import Settings
-    from sciarena.labelling.store import VoteQuestion
+    from sciarena.labelling.store import LabelLog, VoteQuestion
     from sciarena.types import ModelSpec
 
 # A label's name is a few tokens; reasoning models think first and cost more than this says.
@@ -152,7 +152,7 @@ def estimate_cost(items: Sequence["VoteQuestion"], task: Task, spec: "ModelSpec 
     return f"${dollars:.2f} (~{tokens_in:,} input and ~{tokens_out:,} output tokens)"
 
 
-def _summary(log: Any, task: Task, labeller: str, items: Sequence["VoteQuestion"],
+def _summary(log: "LabelLog", task: Task, labeller: str, items: Sequence["VoteQuestion"],
              records: Sequence[Mapping[str, Any]], out: TextIO, prog: str, err: TextIO) -> int:
     latest = log.latest(task.name, labeller)
     mine = [latest[item.key] for item in items if item.key in latest]
