@@ -105,8 +105,8 @@ def _client_complete(server: FakeOpenAI, model: str, timeout: float = 10.0) -> C
     client = OpenAI(base_url=server.base_url, api_key="k", timeout=timeout, max_retries=0)
 
     def complete(messages: list[dict[str, str]]) -> str:
-        reply = client.chat.completions.create(model=model, messages=messages, stream=False)
-        return reply.choices[0].message.content or ""
+        stream = client.chat.completions.create(model=model, messages=messages, stream=True)
+        return "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
 
     return complete
 
