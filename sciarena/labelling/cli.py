@@ -79,19 +79,17 @@ def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
     task: Task = args.task
     try:
         offline = args.model.strip() == OFFLINE_NAME
-        if not offline:
-            settings = settings or _settings()
-            if args.timeout is not None:
-                settings = dataclasses.replace(settings, generation_timeout_s=args.timeout)
+        settings = settings or _settings()  # the Hub token, even for the offline rules
+        if args.timeout is not None:
+            settings = dataclasses.replace(settings, generation_timeout_s=args.timeout)
         resolved = resolve_labeller(args.model, task, settings)
         labeller = resolved.labeller
-        records = load(args.votes, token=settings.secret("HF_TOKEN") if settings else None,
-                       cache_dir=args.cache_dir)
+        records = load(args.votes, token=settings.secret("HF_TOKEN"), cache_dir=args.cache_dir)
         items, skipped = vote_questions(records)
         items = items[: args.limit]
         if not items:
-            raise LabellingInputError(f"no votes with a question in {args.votes}"
-                                + (f" ({skipped} record(s) without one)" if skipped else ""))
+            without = f" ({skipped} record(s) without one)" if skipped else ""
+            raise LabellingInputError(f"no votes with a question in {args.votes}{without}")
         log = LabelLog(args.out)
         done = log.latest(task.name, labeller.name)
     except (SciArenaError, ValueError) as error:
