@@ -1,8 +1,8 @@
 """Accuracy and confusion matrices of the question labellers on our hand-labelled questions.
 
-    /work/venv/bin/python benchmarks/bench_labellers.py
-    /work/venv/bin/python benchmarks/bench_labellers.py --baseline-rules OLD_CLASSIFY.py
-    /work/venv/bin/python benchmarks/bench_labellers.py --model NAME      # also a catalogue model (paid)
+    python benchmarks/bench_labellers.py
+    python benchmarks/bench_labellers.py --baseline-rules OLD_CLASSIFY.py
+    python benchmarks/bench_labellers.py --model NAME      # also a catalogue model (paid)
 
 The set is sciarena/data/eval/question_labels.jsonl (see QUESTION_LABELS_CARD.md next to it).
 Its splits: dev (the rules were tuned on it), test (not tuned on, but written by the rules'
