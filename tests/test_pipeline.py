@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 
 import fake_semantic_scholar as fixture
@@ -162,12 +161,11 @@ def test_both_searches_run_concurrently():
     with FakeSemanticScholar(latency_s={"snippet/search": 0.2, "paper/search": 0.2}) as s2:
         retriever = retriever_for(s2)
         retriever.retrieve("warm up the connection pool")
-        started = time.perf_counter()
         result = retriever.retrieve(BROAD)
-        elapsed = time.perf_counter() - started
         snippet, paper = s2.calls("snippet/search")[-1], s2.calls("paper/search")[-1]
     assert result.references
-    assert 0.2 <= elapsed < 0.36, elapsed  # one latency (0.2 s) plus work, not two (0.4 s)
+    # Each search was still being served when the other started: they overlapped, whatever the load
+    # on the machine (a bound on elapsed time would measure the machine, not the code).
     assert max(snippet.started, paper.started) < min(snippet.finished, paper.finished)
 
 

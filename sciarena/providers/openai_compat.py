@@ -139,7 +139,8 @@ class OpenAICompatibleProvider:
 
         The call ends within ``timeout_s`` (default: the provider's timeout), retries included,
         even when the server sends keep-alive comments and no chunk; setting ``cancel`` ends it
-        within a fraction of a second with Cancelled. Either way the upstream connection is closed.
+        with Cancelled within a fraction of a second once the server has answered (while it has
+        not, the read timeout bounds the wait). Either way the upstream connection is closed.
         """
         self._check_key(spec)
         kwargs, extra = split_params(spec.params, self.kind.native_params)
@@ -176,11 +177,13 @@ class OpenAICompatibleProvider:
             try:
                 result = response.results[0]
                 hits = result.categories.model_dump(by_alias=True) if result.categories is not None else {}
-                yield bool(result.flagged), tuple(sorted(name for name, hit in hits.items() if hit))
+                verdict = bool(result.flagged), tuple(sorted(name for name, hit in hits.items() if hit))
             except (AttributeError, IndexError, TypeError) as err:
                 raise MalformedOutput("The moderation endpoint's answer had no result.", model=spec.name) from err
+            yield verdict
 
-        return next(iter(self._retried(attempt, spec, budget, deadline, None, errors)))
+        (verdict,) = self._retried(attempt, spec, budget, deadline, None, errors)
+        return verdict
 
     # -- internals --------------------------------------------------------
     def _check_key(self, spec: ModelSpec) -> None:
