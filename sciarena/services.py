@@ -29,6 +29,7 @@ from sciarena.votes.store import LocalVoteStore
 
 if TYPE_CHECKING:
     from sciarena.postprocess_llm import LLMPostprocessor
+    from sciarena.providers.registry import Models
 
 log = logging.getLogger(__name__)
 
@@ -89,20 +90,25 @@ class Services:
         self.counts.add(vote.battle.model_a.name, vote.battle.model_b.name)
 
 
-def open_editor(settings: Settings) -> "LLMPostprocessor | None":
-    """The optional LLM postprocessor (SCIARENA_POSTPROCESS_MODEL); None means rule-based cleaning only."""
+def open_editor(settings: Settings, models: "Models") -> "LLMPostprocessor | None":
+    """The optional LLM postprocessor: the catalogue model SCIARENA_POSTPROCESS_MODEL names, when it can
+    run (else a warning); None means rule-based cleaning only."""
     if not settings.postprocess_model:
         return None
     from sciarena.postprocess_llm import LLMPostprocessor
 
-    return LLMPostprocessor.connect(settings.postprocess_model, base_url=settings.postprocess_base_url,
-                                    api_key=settings.secret(settings.postprocess_key_env))
+    spec, provider = models.pick(settings.postprocess_model, "SCIARENA_POSTPROCESS_MODEL")
+    reason = provider.unavailable_reason(spec)
+    if reason is not None:
+        log.warning("SCIARENA_POSTPROCESS_MODEL %r cannot run (%s); rule-based cleaning only", spec.name, reason)
+        return None
+    return LLMPostprocessor(provider, spec)
 
 
 def build_services(settings: Settings) -> Services:
     """Everything the app needs, built once."""
     from sciarena.providers.catalogue import load_catalogue
-    from sciarena.providers.registry import battle_pool, build_providers
+    from sciarena.providers.registry import Models, battle_pool, build_providers
     from sciarena.votes.hub import open_hub_sync
     from sciarena.votes.load import open_vote_source
 
@@ -125,7 +131,8 @@ def build_services(settings: Settings) -> Services:
         settings=settings,
         retriever=retriever,
         pool=pool,
-        runner=BattleRunner(providers, timeout_s=settings.generation_timeout_s, editor=open_editor(settings)),
+        runner=BattleRunner(providers, timeout_s=settings.generation_timeout_s,
+                            editor=open_editor(settings, Models(catalogue, providers))),
         store=store,
         votes=votes,
         counts=BattleCounts(votes.files),
