@@ -8,13 +8,12 @@ callable the LLM labeller takes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sciarena.errors import SciArenaError
 from sciarena.labelling.labellers import OFFLINE_NAME, Complete, Labeller, LLMLabeller, Task, rule_labeller
-from sciarena.types import GenerationRequest, ModelSpec, Provider
+from sciarena.types import ModelSpec, Provider
 
 if TYPE_CHECKING:
     from sciarena.config import Settings
@@ -25,13 +24,10 @@ class LabellingInputError(SciArenaError):
 
 
 def provider_complete(provider: Provider, spec: ModelSpec) -> Complete:
-    """``complete(messages) -> reply text`` over ``provider.stream`` (reasoning deltas are ignored)."""
+    """``complete(messages) -> reply text`` through the one model helper (reasoning is left out)."""
+    from sciarena.providers.calls import complete
 
-    def complete(messages: list[dict[str, str]]) -> str:
-        request = GenerationRequest(question="", references=(), messages=tuple(messages))
-        return "".join(delta.text for delta in provider.stream(spec, request))
-
-    return complete
+    return lambda messages: complete(provider, spec, messages).text
 
 
 @dataclass(frozen=True)
@@ -51,21 +47,17 @@ def resolve_labeller(name: str, task: Task, settings: "Settings | None" = None) 
         return Resolved(rule_labeller(task))
     if settings is None:
         raise LabellingInputError(f"model {name!r} needs settings (keys, catalogue)")
-    from sciarena.providers.catalogue import load_catalogue
-    from sciarena.providers.registry import build_providers
+    from sciarena.providers.catalogue import CatalogueError
+    from sciarena.providers.registry import open_models
 
-    catalogue = load_catalogue(settings)
-    spec = catalogue.get(name) or next((m for m in catalogue.models if m.name.lower() == name.lower()), None)
-    if spec is None:
+    try:
+        spec, provider = open_models(settings).pick(name, "--model")
+    except CatalogueError:
         raise LabellingInputError(f"unknown model {name!r}: use {OFFLINE_NAME} (keyword rules) or a model's "
-                                  "display name from the catalogue; add models with a SCIARENA_MODELS file")
+                                  "display name from the catalogue; add models with a SCIARENA_MODELS file") from None
     if spec.offline:
         raise LabellingInputError(f"{spec.name!r} is an offline answer generator, not a labeller; "
                                   f"use {OFFLINE_NAME} for the keyword rules")
-    providers: Mapping[str, Provider] = build_providers(settings, catalogue)
-    provider = providers.get(spec.provider)
-    if provider is None:
-        raise LabellingInputError(f"model {spec.name!r}: no provider named {spec.provider!r}")
     reason = provider.unavailable_reason(spec)
     if reason:
         raise LabellingInputError(f"model {spec.name!r} cannot run: {reason}")
