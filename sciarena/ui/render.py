@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Sequence
+from typing import Callable, Sequence
 from urllib.parse import quote, urlsplit
 
 from sciarena.types import Battle, ModelSpec, Paper, Reference, Retrieval, SideResult
@@ -140,7 +140,15 @@ def safe_markdown(text: str, references: Sequence[Reference] = ()) -> str:
     for left, right, _ in LATEX_DELIMITERS:
         held = re.sub(f"{re.escape(left)}([\\s\\S]+?){re.escape(right)}", hold, held)
     by_number = {r.number: r for r in references}
-    pieces = [piece if is_code else _neutralise(piece, by_number) for piece, is_code in _split_code(held)]
+    links: dict[int, str] = {}  # one anchor per number: a long answer cites the same paper often
+
+    def cite(match: re.Match[str]) -> str:
+        number = int(match.group(1))
+        if number not in links:
+            links[number] = _citation(number, by_number)
+        return links[number]
+
+    pieces = [piece if is_code else _neutralise(piece, cite) for piece, is_code in _split_code(held)]
     return re.sub(f"{_MATH_MARK}(\\d+){_MATH_MARK}", lambda m: math[int(m.group(1))], "".join(pieces))
 
 
@@ -177,11 +185,11 @@ def _split_spans(text: str) -> list[tuple[str, bool]]:
     return pieces
 
 
-def _neutralise(prose: str, by_number: dict[int, Reference]) -> str:
+def _neutralise(prose: str, cite: Callable[[re.Match[str]], str]) -> str:
     prose = prose.replace("<", "&lt;")  # raw HTML (tags, comments) is shown as text
     prose = _IMAGE.sub(lambda m: f"[image: {m.group(1)}](", prose)  # a link to click, not a fetch
     prose = prose.replace("![", "!&#91;")  # reference-style images
-    return _CITATION.sub(lambda m: _citation(int(m.group(1)), by_number), prose)
+    return _CITATION.sub(cite, prose)
 
 
 def _citation(number: int, by_number: dict[int, Reference]) -> str:
@@ -193,7 +201,7 @@ def _citation(number: int, by_number: dict[int, Reference]) -> str:
 
 
 def _preview(ref: Reference) -> str:
-    passage = " ".join(ref.context.split())
+    passage = " ".join(ref.context[:2 * TOOLTIP_CHARS].split())
     if len(passage) > TOOLTIP_CHARS:
         passage = passage[:TOOLTIP_CHARS].rsplit(" ", 1)[0] + " …"
     return f"[{ref.number}] {ref.paper.title}: {passage}"
