@@ -55,6 +55,12 @@ def test_raw_html_is_shown_as_text_but_code_is_left_to_the_code_renderer():
     assert "`<b>inline</b>`" in out and "```html\n<script>alert(1)</script>\n```" in out
 
 
+def test_bare_line_breaks_subscripts_and_superscripts_are_kept():
+    out = render.answer_markdown("| CO<sub>2</sub> | 10<SUP>-3</SUP><br/>ppm |\n<sub class=x>no</sub> <br onclick=y>")
+    assert out.startswith("| CO<sub>2</sub> | 10<sup>-3</sup><br>ppm |")
+    assert out.endswith("&lt;sub class=x>no</sub> &lt;br onclick=y>")
+
+
 def test_a_fence_inside_a_list_item_is_code_too():
     text = "1. Write the tag:\n\n    ```html\n    <b>bold</b>\n    ```\n2. Done <b>"
     assert render.answer_markdown(text) == text.replace("Done <b>", "Done &lt;b>")

@@ -2,9 +2,10 @@
 
 Anything a model, a corpus record or a search API wrote is neutralised here, not left to the
 browser: gr.Markdown sanitises HTML in the browser only, and API clients read our strings as
-they are. Answers keep the model's Markdown (headings, lists, tables, code, LaTeX) but never its
-raw HTML or auto-loading images; each ``[n]`` becomes a link that opens reference n of the same
-answer and shows the passage both models were given (see ``ANSWER_HEAD_JS``).
+they are. Answers keep the model's Markdown (headings, lists, tables, code, LaTeX) but never
+its raw HTML (bare <br>, <sub> and <sup> aside) or auto-loading images; each ``[n]`` becomes a
+link that opens reference n of the same answer and shows the passage both models were given
+(see ``ANSWER_HEAD_JS``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ ANSWER_CSS = """
 .answer-box table { display: block; width: max-content; max-width: 100%; overflow-x: auto; border: none; padding: 0; }
 .answer-box .katex-display { overflow-x: auto; overflow-y: hidden; }
 .answer-box pre { max-width: 100%; overflow-x: auto; }
+.answer-box h1, .answer-box h2 { font-size: 1.2rem; }
+.answer-box h3, .answer-box h4, .answer-box h5, .answer-box h6 { font-size: 1.05rem; }
 a.cite { text-decoration: none; white-space: nowrap; font-weight: 600; }
 a.cite:hover, a.cite:focus { text-decoration: underline; }
 details.reference { margin: 0.3rem 0; padding: 0.25rem 0.5rem; border-left: 3px solid transparent;
@@ -110,6 +113,9 @@ def escape_html(text: str) -> str:
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*(?:\n|$)", re.MULTILINE)
 _BACKTICKS = re.compile(r"`+")
 _CITATION = re.compile(r"\[(\d{1,4})\]")
+# Bare <br>, <sub>, <sup>: no attributes, so nothing to load or run, and Markdown has no other way to
+# break a line in a table cell or write CO₂-style chemistry and exponents.
+_KEPT_TAG = re.compile(r"&lt;(/?)(br|sub|sup)\s*/?>", re.IGNORECASE)
 _IMAGE = re.compile(r"!\[([^\[\]\n]*)\]\(")
 _MATH_MARK = "\x00"
 
@@ -186,7 +192,8 @@ def _split_spans(text: str) -> list[tuple[str, bool]]:
 
 
 def _neutralise(prose: str, cite: Callable[[re.Match[str]], str]) -> str:
-    prose = prose.replace("<", "&lt;")  # raw HTML (tags, comments) is shown as text
+    prose = prose.replace("<", "&lt;")  # raw HTML (tags, comments) is shown as text,
+    prose = _KEPT_TAG.sub(lambda m: f"<{m.group(1)}{m.group(2).lower()}>", prose)  # but for these
     prose = _IMAGE.sub(lambda m: f"[image: {m.group(1)}](", prose)  # a link to click, not a fetch
     prose = prose.replace("![", "!&#91;")  # reference-style images
     return _CITATION.sub(cite, prose)
