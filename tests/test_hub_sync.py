@@ -171,3 +171,50 @@ def test_open_hub_sync_needs_both_the_token_and_the_repo(hub, tmp_path):
 def _write(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path
+
+
+@pytest.fixture()
+def short_hub_timeouts():
+    """The shared huggingface_hub client with a 0.5 s read timeout, restored afterwards."""
+    from huggingface_hub import set_client_factory
+    from huggingface_hub.utils._http import default_client_factory
+
+    from sciarena.votes.hub import use_hub_timeouts
+
+    use_hub_timeouts(connect_s=2.0, read_s=0.5)
+    yield
+    set_client_factory(default_client_factory)
+
+
+def test_a_request_the_hub_never_answers_times_out_as_a_failure(hub, tmp_path, short_hub_timeouts):
+    sync, store = make_sync(hub, tmp_path)
+    store.append(make_record(1))
+    hub.hang("/api/repos/create")
+    assert not sync.push_now()  # without a timeout this call would never return
+    assert "push failing since" in sync.status() and "1 vote(s) pending" in sync.status()
+    hub.release_hangs()
+    assert sync.push_now() and [r["id"] for r in hub.records(REPO)] == ["b1"]
+
+
+def test_a_stalled_push_is_reported_and_cannot_hold_the_exit_and_loses_nothing(hub, tmp_path):
+    from datetime import datetime, timedelta, timezone
+
+    now = [datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)]
+    sync, store = make_sync(hub, tmp_path, clock=lambda: now[0], every_minutes=10)
+    for i in range(3):
+        store.append(make_record(i))
+    hub.hang("/commit/")  # the Hub takes the commit and never answers (no client timeout here)
+    sync.start()
+    wait_for(lambda: hub.hanging == 1)
+    assert "first push pending" in sync.status()
+    now[0] += timedelta(seconds=50)  # under a minute later, the About tab says it is failing
+    status = sync.status()
+    assert "push failing" in status and "stalled since 09:00 UTC" in status and "3 vote(s) pending" in status
+
+    assert sync.close(timeout_s=0.5) is False  # returns while the Hub still holds the request
+    assert hub.hanging >= 1 and hub.records(REPO) == []
+    hub.release_hangs()
+    restarted, _ = make_sync(hub, tmp_path)  # the next start sends what the stalled exit could not
+    wait_for(lambda: hub.hanging == 0)
+    assert restarted.push_now()
+    assert Counter(r["id"] for r in hub.records(REPO)) == Counter(["b0", "b1", "b2"])
