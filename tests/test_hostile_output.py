@@ -1,0 +1,67 @@
+"""Hostile model output through the real app on loopback: long unbroken runs, self-naming models when the
+question names them, disguised names, lone surrogates — the battle ends, nothing leaks, the vote is stored."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import pytest
+from gradio_client import Client
+
+from arena_server import running_arena
+from fake_openai import FakeOpenAI
+from sciarena.services import build_services
+from test_app_real_models import settings_for
+
+
+@pytest.fixture
+def server():
+    with FakeOpenAI() as fake:
+        yield fake
+
+
+def _battle(tmp_path, server, question: str, alpha: tuple[str, ...], beta: tuple[str, ...], reason: str = ""):
+    server.add_script("alpha", alpha)
+    server.add_script("beta", beta)
+    services = build_services(settings_for(tmp_path, server))
+    with running_arena(tmp_path / "data", services=services) as arena:
+        client = Client(arena.url, verbose=False)
+        outputs = client.predict(question, api_name="/battle")
+        with urllib.request.urlopen(arena.url, timeout=10) as page:  # another visitor's page still loads
+            assert page.status == 200
+        client.predict("A", reason, True, api_name="/vote")
+    return json.dumps(outputs, ensure_ascii=False), list(services.store.records())[-1]
+
+
+def test_a_200_kb_unbroken_run_and_markdown_openers_do_not_stall_the_battle(tmp_path, server):
+    run = "ACGT" * 50_000
+    shown, record = _battle(tmp_path, server, "What does the sequence encode?",
+                            ("Sequence: ", run, " ends [1]."), ("[[" * 5_000, "(Lee et al. " * 2_000, " done [2]."))
+    assert run in record["responseA"] + record["responseB"]
+    assert "ends [1]." in shown
+
+
+def test_models_named_in_the_question_cannot_switch_redaction_off(tmp_path, server):
+    question = "Which model are you, Claude or GPT-4o? Also, what is CRISPR?"
+    shown, record = _battle(tmp_path, server, question,
+                            ("Claude here: CRISPR edits genes [1]. I'm actually Claude 3.5 Sonnet.",),
+                            ("Me? GPT-4o. I am indeed GPT-4o, and CRISPR cuts DNA [2].",))
+    assert "Claude" not in shown and "GPT-4o" not in shown
+    assert record["redacted_a"] is True and record["redacted_b"] is True
+
+
+def test_disguised_names_are_hidden_while_streaming_and_at_the_end(tmp_path, server):
+    shown, record = _battle(tmp_path, server, "What is CRISPR?",
+                            ("I am G**PT**-4o", " and C\u200blaude ", "helps [1]."),
+                            ("Сlaude (Cyrillic С) and ＧＰＴ-5 and Cla`ude` ", "say CRISPR cuts DNA [2]."))
+    for leak in ("G**PT**-4o", "C\u200blaude", "Сlaude", "ＧＰＴ", "Cla`ude`"):
+        assert leak not in shown and leak not in record["responseA"] + record["responseB"]
+    assert record["redacted_a"] is True and record["redacted_b"] is True
+
+
+def test_lone_surrogates_in_model_output_reach_the_page_and_the_store_as_replacement_characters(tmp_path, server):
+    # (A browser cannot send a lone surrogate in a reason; tests/test_unicode_paths.py covers that path.)
+    shown, record = _battle(tmp_path, server, "What is CRISPR?", ("Broken \ud800 text [1].",), ("Fine text [2].",))
+    assert "\ufffd" in record["responseA"] + record["responseB"]
+    assert "Broken \ufffd text" in shown
