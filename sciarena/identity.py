@@ -73,14 +73,18 @@ class IdentityTerm:
 
 _ASTRONOMY = frozenset(
     "constellation observatory telescope spacecraft capsule mission missions program programme nasa "
-    "zodiac twins castor pollux geminids astronaut astronauts orbit orbital north south".split()
+    "zodiac twins castor pollux geminids astronaut astronauts orbit orbital north south imager planet "
+    "spectrograph multi-object gmos gpi arcseconds".split()
 )
 _CAMELID = frozenset(
     "antibody antibodies nanobody nanobodies camelid camelids alpaca alpacas vicuna guanaco "
-    "immunized immunised herd herds wool fiber fibre animal animals livestock".split()
+    "immunized immunised immunising immunizing herd herds wool fiber fibre animal animals livestock vhh milk "
+    "cattle population andes bolivia peru".split()
 )
-_WIND = frozenset("wind winds rhône rhone provence gust gusts meteorological".split())
-_ENZYME = frozenset("serum liver enzyme enzymes transaminase hepatic plasma alt ast u/l".split())
+_WIND = frozenset("wind winds rhône rhone provence gust gusts meteorological events episodes days intensity "
+                  "tramontane genoa mediterranean northerly".split())
+_ENZYME = frozenset("serum liver enzyme enzymes transaminase aminotransferase alanine hepatic plasma alt ast got "
+                    "u/l".split())
 _POET = frozenset("shakespeare avon poet poets poetry celtic welsh bardic".split())
 
 _NO_SENSE: frozenset[str] = frozenset()
@@ -104,11 +108,13 @@ IDENTITY_TERMS: tuple[IdentityTerm, ...] = (
     IdentityTerm("Google AI"),
     IdentityTerm("Google", self_only=True),
     # Meta
-    IdentityTerm("Llama", avoid_near=_CAMELID),
+    # lower-case "llama" in prose is the animal; the model is "Llama"/"LLaMA" (or lower case in an API id)
+    IdentityTerm("Llama", case_sensitive=True, avoid_near=_CAMELID, body=r"Llama|LLaMA|LLAMA|llama(?=[-\s]?\d|/)"),
     IdentityTerm("Meta AI"),
     IdentityTerm("Meta", case_sensitive=True, self_only=True),
     # Mistral AI
-    IdentityTerm("Mistral", avoid_near=_WIND),
+    IdentityTerm("Mistral", case_sensitive=True, avoid_near=_WIND,  # "the mistral" is the wind
+                 body=r"Mistral|MISTRAL|mistral(?=[-\s]?(?:ai|medium|small|large|\d))"),
     IdentityTerm("Mixtral"),
     IdentityTerm("Magistral"),
     IdentityTerm("Codestral"),
@@ -164,7 +170,7 @@ IDENTITY_TERMS: tuple[IdentityTerm, ...] = (
 _TIERS = (
     "mini|nano|turbo|pro|flash|lite|sonnet|opus|haiku|instant|instruct|chat|coder|max|plus|preview|"
     "thinking|non-reasoning|reasoning|fast|next|oss|exp|beta|medium|small|large|scout|maverick|vision|"
-    "latest|ai"
+    "latest|ai|tput|fp8"
 )
 _VERSION = r"[a-z]{0,2}\d{1,8}(?:\.\d{1,4}){0,3}[a-z]{0,3}"
 _TAIL = rf"(?:[ \-]?(?:{_VERSION}|(?:{_TIERS}))(?![a-z\d])){{0,8}}"
@@ -181,10 +187,11 @@ def _term_body(term: IdentityTerm) -> str:
 def _pattern(term: IdentityTerm) -> re.Pattern[str]:
     flags = 0 if term.case_sensitive else re.IGNORECASE
     if term.cjk:
-        return re.compile(re.escape(term.word))
-    before = r"(?<![\w-])" if term.person_name else r"(?<!\w)"  # "Jean-Claude" is a person
+        return re.compile(f"(?P<name>{re.escape(term.word)})")
+    # Word boundaries, where CJK characters count as boundaries (我是Claude。): "Jean-Claude" is a person.
+    before = r"(?<![^\W\u3000-\u9fff\uff00-\uffef])" + (r"(?<!-)" if term.person_name else "")
     version = r"(?=[ \-]?\d)" if term.needs_version else ""
-    return re.compile(rf"{before}(?P<name>{_term_body(term)}){version}(?i:{_TAIL})(?!\w)", flags)
+    return re.compile(rf"{before}(?P<name>{_term_body(term)}){version}(?i:{_TAIL})(?![^\W\u3000-\u9fff])", flags)
 
 
 @functools.cache
@@ -236,7 +243,7 @@ def _other_sense(text: str, m: re.Match[str], term: IdentityTerm, tail: str) -> 
 # A name right after one of these is the answer introducing itself ("As GPT-4, I…", "I am indeed Claude",
 # "developed by OpenAI", "我是通义千问").
 _INTRODUCTION = re.compile(
-    r"(?:\bi\s{1,3}am|\bi['’]m|\bim|\bas|\bmy\s{1,3}name\s{1,3}is|\bcalled|\bnamed|\bknown\s{1,3}as|"
+    r"(?:\bi\s{1,3}am|\bi['’]m|\bim|\bas|\bmy\s{1,3}name\s{1,3}is|"
     r"\b(?:developed|created|trained|made|built|designed|provided|powered|developed|released|brought\s+to\s+you)"
     r"\s{1,3}by|我是|我叫|本模型是|由)"
     r"\s{0,3}(?:(?:actually|indeed|really|in\s+fact|just|simply|literally|definitely|truly|proudly|"
@@ -256,6 +263,7 @@ _AFTER_SELF = re.compile(
     r"chatbot)\b|\(?that['’]?s\s+me|:\s)",
     re.IGNORECASE,
 )
+_SUFFIX = re.compile(r"(?:[ \t]?\([^()\n]{0,24}\)|-\w{1,12}){0,3}")
 _SIGN_OFF_BEFORE = re.compile(
     r"(?:^|\n)[ \t]{0,3}(?:[-—–~]{1,2}[ \t]{0,3}|(?:best|regards|cheers|sincerely|thanks|yours|signed)[^\n]{0,20}"
     r"[,:]?[ \t]{0,3}\n?[ \t]{0,3})$",
@@ -276,6 +284,7 @@ def _speaks_of_itself(text: str, start: int, end: int) -> bool:
     clause = window[max((m.end() for m in _CLAUSE_END.finditer(window)), default=0) :]
     if _FIRST_PERSON.search(clause):
         return True
+    end = _SUFFIX.match(text, end).end()  # "Grok3 (Beta) here", "— Kimi K2 (0905)"
     if _AFTER_SELF.match(text, end):
         return True
     line_end = text.find("\n", end)
