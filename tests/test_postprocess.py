@@ -324,3 +324,29 @@ def test_a_model_naming_itself_is_hidden_even_when_the_name_is_a_topic():
     assert redact_identity("GPT-4o scores well on the benchmark [1].", topic) == (
         "GPT-4o scores well on the benchmark [1].", False)
     assert redact_identity("As shown by GPT-4o results, retrieval helps.", topic)[1] is False
+
+
+# ------------------------------------------------------------------ hostile input is linear
+
+RUNS = ["a", "1", " ", "\n", ".", "-", "_", "*", "`", "~", "[", "(", "<", "#", "|", "!", "ACGT", "[[", "](", "<b",
+        "<think>", "**", "[1", "(Lee ", "Lee et al. ", "GPT-", "Claude ", "I am ", "\u200b", "С", "中", "\u202e", "a b "]
+
+
+@pytest.mark.parametrize("unit", RUNS)
+def test_cleaning_a_long_run_grows_linearly(unit: str) -> None:
+    import time
+
+    def cost(n: int) -> float:
+        text = (unit * (n // len(unit) + 1))[:n]
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            try:
+                clean_answer("x " + text, REFS, "Claude or GPT?")
+            except MalformedOutput:
+                pass
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    small, large = cost(10_000), cost(40_000)
+    assert large < 10 * max(small, 1e-4), (unit, small, large)  # quadratic would be ~16x
