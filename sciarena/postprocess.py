@@ -150,15 +150,25 @@ _HTML_TAG = re.compile(
     r"h[1-6]|table|thead|tbody|tfoot|tr|td|th|caption|blockquote|hr|img|figure|figcaption|center|"
     r"details|summary|section|article|header|footer|nav|main|aside|script|style|iframe|object|embed|"
     r"form|input|button|select|option|textarea|svg|math|link|meta|base|html|head|body|title)"
-    r"\b[^<>]{0,300}>",
+    r"\b[^<>]{0,300}>"
+    r"|(?P<code>`[^`\n]{1,500}`)",  # inline code shows its tags literally: kept
     re.IGNORECASE,
 )
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 
 
 def strip_html(text: str) -> str:
-    """Remove raw HTML tags (a <br> becomes a line break); Markdown and the text between tags stay."""
-    return _HTML_TAG.sub("", _BREAK.sub("\n", text))
+    """Remove raw HTML tags (a <br> becomes a line break) outside code; Markdown and the text between
+    tags stay."""
+    lines: list[str] = []
+    in_fence = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence:
+            line = _HTML_TAG.sub(lambda m: m.group("code") or "", _BREAK.sub("\n", line))
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def strip_markdown(text: str) -> str:

@@ -149,6 +149,8 @@ def test_clean_answer_keeps_the_models_markdown() -> None:
 def test_raw_html_goes_and_its_text_stays() -> None:
     raw = "Line<br>break and <b>bold</b>, <span style='x'>span</span> <script>x</script>; a < b > c stays [1]."
     assert clean_answer(raw, REFS).text == "Line\nbreak and bold, span x; a < b > c stays [1]."
+    code = "Use `<div>` here [1].\n```html\n<b>kept</b>\n```"
+    assert clean_answer(code, REFS).text == code
 
 
 def test_strip_markdown_gives_the_text_a_reader_sees() -> None:
