@@ -34,7 +34,8 @@ Matching rules, chosen to keep false positives low in scientific text:
   other-sense rules ("I'm GPT-4o; elevated serum ALT…"), and a name with a model
   version ("GPT-4o", "Llama-3.1") is never the enzyme or the animal.
 * Vendors whose names are ordinary words (Google, Meta, Alibaba) are hidden only
-  in those self-reference contexts ("I was trained by Google").
+  right after a self-introduction ("I was trained by Google"), never in "such as
+  Google Scholar".
 
 Matching runs on ``text.reading_view``: the text as the reader sees it (Markdown
 resolved, so ``G**PT**-4o`` is GPT-4o), NFKC-normalised, with invisible and bidi
@@ -208,8 +209,8 @@ def _matches(view: View) -> Iterator[tuple[int, int, IdentityTerm]]:
     found: list[tuple[int, int, IdentityTerm]] = []
     for term in IDENTITY_TERMS:
         for m in _pattern(term).finditer(text):
-            if term.self_only and not _speaks_of_itself(text, m.start(), m.end()):
-                continue
+            if term.self_only and not _introduces_itself(text, m.start()):
+                continue  # "trained by Google", never "I searched Google Scholar"
             tail = text[m.end("name") : m.end()]
             if (term.avoid_before or term.avoid_near or term.person_name) and _other_sense(text, m, term, tail):
                 continue
@@ -243,18 +244,18 @@ def _other_sense(text: str, m: re.Match[str], term: IdentityTerm, tail: str) -> 
 # A name right after one of these is the answer introducing itself ("As GPT-4, I…", "I am indeed Claude",
 # "developed by OpenAI", "我是通义千问").
 _INTRODUCTION = re.compile(
-    r"(?:\bi\s{1,3}am|\bi['’]m|\bim|\bas|\bmy\s{1,3}name\s{1,3}is|"
-    r"\b(?:developed|created|trained|made|built|designed|provided|powered|developed|released|brought\s+to\s+you)"
+    r"(?:\bi\s{1,3}am|\bi['’]m|\bim|(?<!such\s)(?<!well\s)\bas|\bmy\s{1,3}name\s{1,3}is|"
+    r"\b(?:developed|created|trained|made|built|designed|provided|powered|released|brought\s{1,3}to\s{1,3}you)"
     r"\s{1,3}by|我是|我叫|本模型是|由)"
-    r"\s{0,3}(?:(?:actually|indeed|really|in\s+fact|just|simply|literally|definitely|truly|proudly|"
-    r"called|known\s+as|named)[\s,]{1,3})?(?:an?\s{1,3}|the\s{1,3})?(?:ai\s{1,3}|(?:large\s{1,3})?language\s{1,3})?"
+    r"\s{0,3}(?:(?:actually|indeed|really|in\s{1,3}fact|just|simply|literally|definitely|truly|proudly|"
+    r"called|known\s{1,3}as|named)[\s,]{1,3})?(?:an?\s{1,3}|the\s{1,3})?(?:ai\s{1,3}|(?:large\s{1,3})?language\s{1,3})?"
     r"(?:model\s{1,3}|assistant\s{1,3})?$",
     re.IGNORECASE,
 )
 # First-person words earlier in the same clause, or "this answer/model": the answer speaks of itself.
 _FIRST_PERSON = re.compile(
-    r"\b(?:i|i['’]m|i['’]ve|i['’]d|me|my|myself|mine|yours\s+truly|this\s+(?:model|assistant|answer|response|"
-    r"reply|ai))\b|我|本模型",
+    r"(?-i:\bI\b)(?![.\-])|\b(?:i['’]m|i['’]ve|i['’]d|me|my|myself|mine|yours\s{1,3}truly|"
+    r"this\s{1,3}(?:model|assistant|answer|response|reply|ai))\b|我|本模型",  # "I", not "i.e." or "Type I-error"
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[.!;\n。！；]")
@@ -263,6 +264,7 @@ _AFTER_SELF = re.compile(
     r"chatbot)\b|\(?that['’]?s\s+me|:\s)",
     re.IGNORECASE,
 )
+_UNDECIDED_CHARS = 24  # enough for "(Beta) here, an AI assistant"
 _SUFFIX = re.compile(r"(?:[ \t]?\([^()\n]{0,24}\)|-\w{1,12}){0,3}")
 _SIGN_OFF_BEFORE = re.compile(
     r"(?:^|\n)[ \t]{0,3}(?:[-—–~]{1,2}[ \t]{0,3}|(?:best|regards|cheers|sincerely|thanks|yours|signed)[^\n]{0,20}"
@@ -275,9 +277,12 @@ def _introduces_itself(text: str, start: int) -> bool:
     return bool(_INTRODUCTION.search(text[max(0, start - 60) : start]))
 
 
-def _speaks_of_itself(text: str, start: int, end: int) -> bool:
+def _speaks_of_itself(text: str, start: int, end: int, partial: bool = False) -> bool:
     """Whether the answer refers to itself around a mention: introduction, first person earlier in the
-    clause, "Claude here", or a sign-off line ("— Claude")."""
+    clause, "Claude here", or a sign-off line ("— Claude"). In a ``partial`` (still streaming) text, a
+    mention near the end is undecided — " here" may be in the next chunk — and counts as one."""
+    if partial and len(text) - end < _UNDECIDED_CHARS:
+        return True
     if _introduces_itself(text, start):
         return True
     window = text[max(0, start - 80) : start]
@@ -305,12 +310,13 @@ def _exempt_terms(terms: set[IdentityTerm], exempt_text: str) -> set[IdentityTer
     return {term for term in terms if not term.self_only and _pattern(term).search(topic)}
 
 
-def _mentions(text: str, exempt_text: str) -> tuple[View, list[tuple[int, int]]]:
+def _mentions(text: str, exempt_text: str, partial: bool = False) -> tuple[View, list[tuple[int, int]]]:
     """The view of ``text`` and the view spans to hide."""
     view = reading_view(text)
     found = list(_matches(view))
     exempt = _exempt_terms({term for _, _, term in found}, exempt_text)
-    return view, [(s, e) for s, e, term in found if term not in exempt or _speaks_of_itself(view.text, s, e)]
+    return view, [(s, e) for s, e, term in found
+                  if term not in exempt or _speaks_of_itself(view.text, s, e, partial)]
 
 
 def find_identity_mentions(text: str, exempt_text: str = "") -> list[str]:
@@ -323,12 +329,14 @@ def find_identity_mentions(text: str, exempt_text: str = "") -> list[str]:
     return [text[a:b] for a, b in (view.span(s, e) for s, e in spans)]
 
 
-def redact_identity(text: str, exempt_text: str = "") -> tuple[str, bool]:
+def redact_identity(text: str, exempt_text: str = "", *, partial: bool = False) -> tuple[str, bool]:
     """Replace each mention by "[model name hidden]"; returns (text, whether anything was replaced).
 
+    ``partial``: the text is still streaming, so a topic name near its end is hidden until the text after
+    it shows that the answer is not naming itself ("Claude" … " here:" arrives in the next chunk).
     The returned text is also safe to display (text.displayable): no lone surrogates, no bidi controls.
     """
-    view, spans = _mentions(text, exempt_text)
+    view, spans = _mentions(text, exempt_text, partial)
     pieces: list[str] = []
     last = 0
     for s, e in spans:

@@ -65,3 +65,18 @@ def test_lone_surrogates_in_model_output_reach_the_page_and_the_store_as_replace
     shown, record = _battle(tmp_path, server, "What is CRISPR?", ("Broken \ud800 text [1].",), ("Fine text [2].",))
     assert "\ufffd" in record["responseA"] + record["responseB"]
     assert "Broken \ufffd text" in shown
+
+
+def test_no_streamed_snapshot_shows_a_disguised_name(tmp_path, server):
+    # Names split by Markdown, look-alikes and invisible characters, streamed in small pieces.
+    server.add_script("alpha", ("I am ", "G**PT", "**-4o", " and I think ", "CRISPR cuts DNA [1]", "."), chunk_delay_s=0.02)
+    server.add_script("beta", ("Сlaude", " here", ": Cla`ude` ", "and C\u200blaude ", "agree [2]."), chunk_delay_s=0.02)
+    services = build_services(settings_for(tmp_path, server))
+    # (With the question naming the models, the streaming call must pass partial=True: see test_identity.py.)
+    snapshots = list(services.start_battle("What is CRISPR?"))
+    assert len(snapshots) > 3
+    for snap in snapshots:
+        for text in (snap.text_a, snap.text_b):
+            assert "GPT" not in text.replace("*", "") and "laude" not in text.replace("\u200b", ""), text
+    final = snapshots[-1].battle
+    assert final.side_a.answer.redacted and final.side_b.answer.redacted

@@ -93,3 +93,25 @@ def test_scientific_text_is_rarely_redacted():
     hits, total, which = false_positive_rate()
     assert total >= 200
     assert hits / total <= 0.02, which  # measured: see benchmarks/bench_postprocess.py
+
+
+@pytest.mark.parametrize("text", [
+    "I searched Google Scholar and PubMed.",
+    "Tools such as Google Scholar help.",
+    "Models such as GPT-4o and Claude differ on this benchmark [1].",
+    "That is, i.e., GPT-4o scored 86% [1].",
+])
+def test_names_the_question_asks_about_stay_when_the_answer_does_not_speak_of_itself(text):
+    assert redact_identity(text, exempt_text="Compare GPT-4o and Claude on MMLU.") == (text, False)
+
+
+def test_a_streaming_topic_name_stays_hidden_until_the_next_words_show_it_is_not_a_self_name():
+    question = "Which model are you, Claude or GPT-4o?"
+    chunks = ["Сlaude", " here", ": yes [1]."]
+    shown = ""
+    for chunk in chunks:
+        shown += chunk
+        assert "laude" not in redact_identity(shown, question, partial=True)[0]
+    topic = "Claude scores well on this benchmark, as the first paper reports in detail [1]."
+    assert redact_identity(topic[:8], question, partial=True)[1] is True  # undecided: hidden
+    assert redact_identity(topic, question, partial=True) == (topic, False)  # decided: a topic
