@@ -218,3 +218,55 @@ def test_a_stalled_push_is_reported_and_cannot_hold_the_exit_and_loses_nothing(h
     wait_for(lambda: hub.hanging == 0)
     assert restarted.push_now()
     assert Counter(r["id"] for r in hub.records(REPO)) == Counter(["b0", "b1", "b2"])
+
+
+SIGTERM_WORKER = r"""
+import signal, sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from fake_hub import make_record
+from sciarena.config import Settings
+from sciarena.votes.hub import open_hub_sync
+from sciarena.votes.store import LocalVoteStore
+
+settings = Settings.from_env()
+sync = open_hub_sync(settings, LocalVoteStore.folder_for(settings.data_dir))
+store = LocalVoteStore(settings.data_dir, external_lock=sync.lock)
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # as app.py does
+for i in range(3):
+    store.append(make_record(i))
+sync.start()
+print("ready", flush=True)
+while True:
+    time.sleep(0.05)
+"""
+
+
+def test_sigterm_exits_within_10_s_while_the_hub_hangs_and_the_next_start_sends_the_votes(hub, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    tests = Path(__file__).resolve().parent
+    script = tmp_path / "worker.py"
+    script.write_text(SIGTERM_WORKER)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "SCIARENA_"))}
+    env.update(HF_ENDPOINT=hub.endpoint, HF_TOKEN="hf_test", SCIARENA_VOTES_REPO=REPO,
+               SCIARENA_DATA_DIR=str(tmp_path / "data"), SCIARENA_PUSH_EVERY_MINUTES="60",
+               PYTHONPATH=str(tests.parent))
+    hub.hang("/commit/")
+    proc = subprocess.Popen([sys.executable, str(script), str(tests)], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        wait_for(lambda: hub.hanging >= 1)  # the start push is stuck inside the Hub
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0  # the platform's grace period after SIGTERM
+    finally:
+        proc.kill()
+    assert hub.records(REPO) == []
+    hub.release_hangs()
+    wait_for(lambda: hub.hanging == 0)
+    restarted, _ = make_sync(hub, tmp_path / "data")
+    assert restarted.push_now()
+    assert Counter(r["id"] for r in hub.records(REPO)) == Counter(["b0", "b1", "b2"])

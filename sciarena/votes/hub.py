@@ -53,7 +53,7 @@ log = logging.getLogger(__name__)
 
 HUB_CONNECT_TIMEOUT_S = 10.0
 HUB_READ_TIMEOUT_S = 30.0  # a commit of a few vote files answers in well under this
-CLOSE_TIMEOUT_S = 8.0  # the whole exit push, under the 10 s a platform allows after SIGTERM
+CLOSE_TIMEOUT_S = 6.0  # the whole exit push, well under the 10 s a platform allows after SIGTERM
 VOTE_GLOB = "*/votes-*.jsonl"
 CARD_NAME = "README.md"
 
