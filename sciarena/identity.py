@@ -11,18 +11,23 @@ study such votes later.
 Matching rules, chosen to keep false positives low in scientific text:
 
 * Whole words, case-insensitive, with an optional version/tier tail so that
-  "GPT-4o mini" or "Claude 3.5 Sonnet" is hidden as one unit.
+  "GPT-4o mini", "Claude 3.5 Sonnet" or "Qwen3-235B-A22B" is hidden as one unit.
+  The terms cover every model and vendor of the catalogue (sciarena/data/models.json;
+  tests/test_identity.py generates its leak set from it), plus native-script names
+  (通义千问, 深度求索, …), which are matched without word boundaries.
 * Words that are ordinary vocabulary are matched only in an unambiguous form:
-  "Meta AI" (not "Meta" — meta-analysis), "Alibaba Cloud" (not "Alibaba", a
-  company economists study), "Google DeepMind"/"DeepMind" (not "Google", as in
-  Google Scholar), "ChatGLM" (not "GLM", the generalised linear model),
-  "Perplexity AI" (not "perplexity", a language-model metric); "xAI", "PaLM" and
-  "OLMo" are case-sensitive (XAI is explainable AI, palm is a tree, olmo an elm).
+  "Meta AI", "Alibaba Cloud", "Google DeepMind"/"DeepMind", "ChatGLM" or "GLM" with
+  a version ("GLM-4.5", not the generalised linear model), "Perplexity AI" (not the
+  metric), "MiniMax" as the company writes it (not the minimax estimator); "xAI",
+  "PaLM", "Olmo"/"OLMo" and "o3" are case-sensitive (XAI is explainable AI, palm a
+  tree, olmo an elm, O3 ozone); lower-case "llama" and "mistral" in prose are the
+  animal and the wind.
 * A few names are also common scientific words; they are matched unless the
   nearby words show the other sense: Gemini (the constellation, observatory or
   NASA programme), Llama (camelid antibodies, nanobodies), Mistral (the wind),
   GPT (the liver enzyme), Bard ("the Bard", Shakespeare). Claude, Gemma and Kimi
   followed by a capitalised surname are people (Claude Shannon), not models.
+  tests/data/scientific_sentences.txt measures the false positives.
 * A term that also occurs in the question or in the retrieved papers is a topic
   of the conversation, not a self-identification, so callers pass that text as
   ``exempt_text`` and such terms are left alone (an answer about GPT-4's
@@ -87,8 +92,6 @@ _WIND = frozenset("wind winds rhône rhone provence gust gusts meteorological ev
 _ENZYME = frozenset("serum liver enzyme enzymes transaminase aminotransferase alanine hepatic plasma alt ast got "
                     "u/l".split())
 _POET = frozenset("shakespeare avon poet poets poetry celtic welsh bardic".split())
-
-_NO_SENSE: frozenset[str] = frozenset()
 
 IDENTITY_TERMS: tuple[IdentityTerm, ...] = (
     # OpenAI
