@@ -33,7 +33,7 @@ from typing import Sequence
 
 from sciarena.errors import MalformedOutput
 from sciarena.identity import redact_identity, topic_text
-from sciarena.text import displayable, plain_text, scrub
+from sciarena.text import HTML_TAG, displayable, plain_text, scrub
 from sciarena.types import Answer, Reference
 
 # ---------------------------------------------------------------- reasoning
@@ -143,17 +143,8 @@ def _partial_tag_tail(lower: str, tags: Sequence[str]) -> int:
 # ---------------------------------------------------------------- markdown and HTML
 
 _BREAK = re.compile(r"<br\s{0,4}/?>", re.IGNORECASE)
-# Formatting and embedding tags a model may emit; the arena renders Markdown, never a model's HTML.
-# The attribute part is bounded, so "<b" followed by a long run costs a bounded look-ahead.
-_HTML_TAG = re.compile(
-    r"</?(?:b|i|u|s|em|strong|p|div|span|font|sup|sub|small|big|mark|code|pre|kbd|a|ul|ol|li|dl|dt|dd|"
-    r"h[1-6]|table|thead|tbody|tfoot|tr|td|th|caption|blockquote|hr|img|figure|figcaption|center|"
-    r"details|summary|section|article|header|footer|nav|main|aside|script|style|iframe|object|embed|"
-    r"form|input|button|select|option|textarea|svg|math|link|meta|base|html|head|body|title)"
-    r"\b[^<>]{0,300}>"
-    r"|(?P<code>`[^`\n]{1,500}`)",  # inline code shows its tags literally: kept
-    re.IGNORECASE,
-)
+# The arena renders Markdown, never a model's HTML (text.HTML_TAG lists the tags removed).
+_HTML_TAG = re.compile(rf"{HTML_TAG}|(?P<code>`[^`\n]{{1,500}}`)")  # inline code shows its tags literally: kept
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 
 

@@ -57,11 +57,20 @@ _CONFUSABLES = str.maketrans(
     "ABCEHIJKMOPSTXYaeijopcsyxdhl"
     "ABEZHIKMNOPTYXoi",
 )
+# Formatting and embedding tags a model may emit (unknown ones such as "<Claude>" are shown as text, so
+# they stay). The attribute part is bounded: "<b" followed by a long run costs a bounded look-ahead.
+HTML_TAG = (
+    r"(?i:</?(?:b|i|u|s|em|strong|p|div|span|font|sup|sub|small|big|mark|code|pre|kbd|a|ul|ol|li|dl|dt|dd|"
+    r"h[1-6]|table|thead|tbody|tfoot|tr|td|th|caption|blockquote|hr|img|figure|figcaption|center|"
+    r"details|summary|section|article|header|footer|nav|main|aside|script|style|iframe|object|embed|"
+    r"form|input|button|select|option|textarea|svg|math|link|meta|base|html|head|body|title)"
+    r"\b[^<>]{0,300}>)"
+)
 # Characters the view handles one by one: anything outside ASCII except CJK ideographs (NFKC leaves those
 # alone, and they make up whole answers in Chinese), Markdown markers, tags, link targets, spaced letters.
 _SPECIAL = re.compile(
     r"(?P<rlo>\u202e[^\u202c\u2069\n]{0,500})"
-    r"|(?P<tag></?[A-Za-z][^<>\n]{0,200}>)"
+    rf"|(?P<tag>{HTML_TAG})"
     r"|(?P<target>\]\([^()\s]{0,500}\))"
     r"|(?P<marks>[*_~`]+)"
     r"|(?P<spaced>(?<![^\W_])(?:[A-Za-z][ .](?=[A-Za-z])){2,64}[A-Za-z](?![^\W_]))"

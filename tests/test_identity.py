@@ -70,7 +70,7 @@ def test_the_catalogue_is_covered():
     "I am Сlaude.",  # Cyrillic С
     "I am Cla\u200bude.", "I am Cla\u00adude.", "I am ＧＰＴ-4o.", "I am G P T-4o.", "Made by OpenAl.",
     "I am \u202eedualC\u202c.", "I am G**PT**-4o.", "I am Cla`ude`.", "I am *Claude*.", "I'm GPT-4o; elevated serum ALT aside",
-    "I am Gemini, and the mission of this answer is accuracy.",
+    "I am Gemini, and the mission of this answer is accuracy.", "I am G<b>PT</b>-4o.", "I am <Claude>.",
 ])
 def test_disguised_names_are_hidden(text):
     redacted, changed = redact_identity(text)
