@@ -80,3 +80,29 @@ def test_no_streamed_snapshot_shows_a_disguised_name(tmp_path, server):
             assert "GPT" not in text.replace("*", "") and "laude" not in text.replace("\u200b", ""), text
     final = snapshots[-1].battle
     assert final.side_a.answer.redacted and final.side_b.answer.redacted
+
+
+MARKDOWN_ANSWER = (
+    "## Summary\n\n",
+    "Retrieval grounds answers in papers [1].\n\n",
+    "- **Precision** rises with reranking [2]\n",
+    "  - nested: *more so* for long questions\n\n",
+    "| Method | Recall |\n|---|---:|\n| BM25 | 0.61 |\n| Dense | 0.72 |\n\n",
+    "```python\nscore = bm25(query,  doc)\n```\n\n",
+    "The loss is $\\mathcal{L} = -\\sum_i \\log p(y_i)$ and\n\n$$E = mc^2$$\n",
+)
+
+
+def test_markdown_answers_look_the_same_streamed_and_complete(tmp_path, server):
+    server.add_script("alpha", MARKDOWN_ANSWER, chunk_delay_s=0.02)
+    server.add_script("beta", ("<think>plan</think>Plain <b>answer</b> [2].",))
+    services = build_services(settings_for(tmp_path, server))
+    snapshots = list(services.start_battle("How does retrieval-augmented generation reduce hallucination?"))
+    final = snapshots[-1].battle
+    by_model = {final.side_a.model.name: (final.side_a, "a"), final.side_b.model.name: (final.side_b, "b")}
+    alpha, side = by_model["Loop Alpha"]
+    assert alpha.answer.text == "".join(MARKDOWN_ANSWER).strip()  # headings, lists, table, code, math kept
+    streamed = [getattr(s, f"text_{side}") for s in snapshots[:-1]]
+    assert streamed[-1].strip() == alpha.answer.text  # the last streamed view is the final answer
+    beta, _ = by_model["Loop Beta"]
+    assert beta.answer.text == "Plain answer [2]."  # reasoning and raw HTML go
