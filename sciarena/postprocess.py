@@ -142,14 +142,15 @@ def _partial_tag_tail(lower: str, tags: Sequence[str]) -> int:
 
 # ---------------------------------------------------------------- markdown and HTML
 
-_BREAK = re.compile(r"<br\s{0,4}/?>", re.IGNORECASE)
-# The arena renders Markdown, never a model's HTML (text.HTML_TAG lists the tags removed).
-_HTML_TAG = re.compile(rf"{HTML_TAG}|(?P<code>`[^`\n]{{1,500}}`)")  # inline code shows its tags literally: kept
+# The arena renders Markdown, never a model's HTML (text.HTML_TAG lists the tags removed). Bare <br>,
+# <sub> and <sup> stay: the page renders them (table line breaks, H<sub>2</sub>O), and Markdown has no
+# other way to write them. Inline code shows its tags literally, so it stays too.
+_HTML_TAG = re.compile(rf"(?P<keep></?(?i:br|sub|sup)\s{{0,3}}/?>|`[^`\n]{{1,500}}`)|{HTML_TAG}")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 
 
 def strip_html(text: str) -> str:
-    """Remove raw HTML tags (a <br> becomes a line break) outside code; Markdown and the text between
+    """Remove raw HTML tags outside code (bare <br>, <sub>, <sup> aside); Markdown and the text between
     tags stay."""
     lines: list[str] = []
     in_fence = False
@@ -157,7 +158,7 @@ def strip_html(text: str) -> str:
         if _FENCE.match(line):
             in_fence = not in_fence
         elif not in_fence:
-            line = _HTML_TAG.sub(lambda m: m.group("code") or "", _BREAK.sub("\n", line))
+            line = _HTML_TAG.sub(lambda m: m.group("keep") or "", line)
         lines.append(line)
     return "\n".join(lines)
 

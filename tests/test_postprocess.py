@@ -147,8 +147,10 @@ def test_clean_answer_keeps_the_models_markdown() -> None:
 
 
 def test_raw_html_goes_and_its_text_stays() -> None:
-    raw = "Line<br>break and <b>bold</b>, <span style='x'>span</span> <script>x</script>; a < b > c stays [1]."
-    assert clean_answer(raw, REFS).text == "Line\nbreak and bold, span x; a < b > c stays [1]."
+    raw = ("Line<br>break, H<sub>2</sub>O and x<sup>2</sup>, <b>bold</b>, <span style='x'>span</span>, "
+           "<sup class='c'>attr</sup> <script>x</script>; a < b > c stays [1].")
+    assert clean_answer(raw, REFS).text == (
+        "Line<br>break, H<sub>2</sub>O and x<sup>2</sup>, bold, span, attr</sup> x; a < b > c stays [1].")
     code = "Use `<div>` here [1].\n```html\n<b>kept</b>\n```"
     assert clean_answer(code, REFS).text == code
 
