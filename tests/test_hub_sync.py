@@ -207,9 +207,10 @@ def test_a_stalled_push_is_reported_and_cannot_hold_the_exit_and_loses_nothing(h
     sync.start()
     wait_for(lambda: hub.hanging == 1)
     assert "first push pending" in sync.status()
+    store.append(make_record(3))  # voting goes on while the push hangs
     now[0] += timedelta(seconds=50)  # under a minute later, the About tab says it is failing
     status = sync.status()
-    assert "push failing" in status and "stalled since 09:00 UTC" in status and "3 vote(s) pending" in status
+    assert "push failing" in status and "stalled since 09:00 UTC" in status and "4 vote(s) pending" in status
 
     assert sync.close(timeout_s=0.5) is False  # returns while the Hub still holds the request
     assert hub.hanging >= 1 and hub.records(REPO) == []
@@ -217,7 +218,7 @@ def test_a_stalled_push_is_reported_and_cannot_hold_the_exit_and_loses_nothing(h
     restarted, _ = make_sync(hub, tmp_path)  # the next start sends what the stalled exit could not
     wait_for(lambda: hub.hanging == 0)
     assert restarted.push_now()
-    assert Counter(r["id"] for r in hub.records(REPO)) == Counter(["b0", "b1", "b2"])
+    assert Counter(r["id"] for r in hub.records(REPO)) == Counter(["b0", "b1", "b2", "b3"])
 
 
 SIGTERM_WORKER = r"""
