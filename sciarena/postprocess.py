@@ -1,14 +1,21 @@
-"""Postprocessing: a contestant's raw output → the plain, anonymous, [n]-cited text voters see.
+"""Postprocessing: a contestant's raw output → the anonymous, [n]-cited Markdown voters see.
 
 ``clean_answer`` applies the rule-based passes in this order:
 
-1. ``strip_reasoning`` — a reasoning model's thought process is never shown (the paper removes
+1. ``text.scrub`` — lone surrogates become U+FFFD, so the answer can be stored and sent;
+2. ``strip_reasoning`` — a reasoning model's thought process is never shown (the paper removes
    it before display);
-2. ``strip_markdown`` — the arena shows plain text so that formatting does not sway votes;
-3. ``normalise_citations`` — every citation becomes its own "[n]" with n in the reference list;
+3. ``strip_html`` — raw HTML tags go; the model's Markdown (headings, lists, tables, code) stays, so
+   the streamed and the final answer look the same;
+4. ``normalise_citations`` — every citation becomes its own "[n]" with n in the reference list;
    "Lee et al. [4] found X [4]." keeps only the citation at the sentence's end;
-4. ``identity.redact_identity`` — the anonymity policy (see identity.py);
-5. whitespace tidying.
+5. ``identity.redact_identity`` — the anonymity policy (see identity.py);
+6. whitespace tidying outside code blocks.
+
+Every pass is linear in the length of the text: a model can stream a 200 kB unbroken run (DNA, base64,
+one repeated character) and cleaning it must not stall the process, since the regex engine holds the
+interpreter lock. Patterns here are anchored at word or run starts and their repeats are bounded;
+tests/test_postprocess.py checks the growth with long runs of every character class.
 
 The optional LLM editor (prompting.build_postprocess_messages) is checked with
 ``parse_llm_rewrite`` and ``accept_llm_rewrite``; its output then goes through
@@ -20,29 +27,54 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from bisect import bisect_right
 from collections import Counter
 from typing import Sequence
 
 from sciarena.errors import MalformedOutput
 from sciarena.identity import redact_identity, topic_text
+from sciarena.text import HTML_TAG, displayable, plain_text, scrub
 from sciarena.types import Answer, Reference
 
 # ---------------------------------------------------------------- reasoning
 
 _OPEN_TAGS = ("<think>", "<thinking>")
 _CLOSE_TAGS = ("</think>", "</thinking>")
-_BLOCK = re.compile(r"<(think|thinking)>.*?</\1>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<(/?)(think|thinking)>", re.IGNORECASE)
 _CLOSE = re.compile(r"</(?:think|thinking)>", re.IGNORECASE)
 _OPEN = re.compile(r"<(?:think|thinking)>", re.IGNORECASE)
 
 
 def strip_reasoning(text: str) -> str:
     """Remove <think>…</think> blocks, an unterminated <think> and everything after it, and
-    everything before a stray </think> (chat templates that pre-fill the opening tag)."""
-    text = _BLOCK.sub("", text)
-    closes = list(_CLOSE.finditer(text))
-    if closes:
-        text = text[closes[-1].end() :]
+    everything before a stray </think> (chat templates that pre-fill the opening tag).
+
+    A block opened by <think> ends at the next </think> (a </thinking> inside it is reasoning too),
+    as the lazy ``<think>.*?</think>`` reads it; here one scan over the tags finds the blocks, without
+    that pattern's rescans to the end of the text from every unclosed tag (quadratic on "<think>" × n).
+    """
+    tags = list(_TAG.finditer(text))
+    closes: dict[str, list[int]] = {"think": [], "thinking": []}
+    for i, m in enumerate(tags):
+        if m.group(1):
+            closes[m.group(2).lower()].append(i)
+    kept: list[str] = []
+    pos = 0
+    for i, m in enumerate(tags):
+        if m.group(1) or m.start() < pos:
+            continue
+        later = closes[m.group(2).lower()]
+        j = bisect_right(later, i)
+        if j < len(later):  # this opening tag has a closing one: the block goes
+            kept.append(text[pos : m.start()])
+            pos = tags[later[j]].end()
+    kept.append(text[pos:])
+    text = "".join(kept)
+    last_close = None
+    for last_close in _CLOSE.finditer(text):
+        pass
+    if last_close is not None:
+        text = text[last_close.end() :]
     opening = _OPEN.search(text)
     if opening:
         text = text[: opening.start()]
@@ -108,73 +140,59 @@ def _partial_tag_tail(lower: str, tags: Sequence[str]) -> int:
     return 0
 
 
-# ---------------------------------------------------------------- markdown
+# ---------------------------------------------------------------- markdown and HTML
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_RULE = re.compile(r"^\s*(?:[-*_]\s*){3,}$|^\s*=+\s*$")
-_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
-_QUOTE = re.compile(r"^\s*(?:>\s?)+")
-_BULLET = re.compile(r"^\s*[-*+•]\s+")
-_INLINE = (
-    (re.compile(r"!\[([^\]]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)"), r"\1"),  # image → alt text
-    (re.compile(r"\[([^\]]+)\]\((?:[^)\s]+)(?:\s+\"[^\"]*\")?\)"), r"\1"),  # link → its text
-    (re.compile(r"<(https?://[^>\s]+)>"), r"\1"),  # autolink
-    (re.compile(r"<br\s*/?>", re.IGNORECASE), "\n"),
-    (re.compile(r"</?(?:b|i|u|em|strong|p|div|span|sup|sub|small|code|pre|a|ul|ol|li|h[1-6]|"
-                r"table|thead|tbody|tr|td|th|blockquote|hr)\b[^>]*>", re.IGNORECASE), ""),
-    (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), r"\1"),  # bold
-    (re.compile(r"(?<!\w)__(?=\S)(.+?)(?<=\S)__(?!\w)"), r"\1"),  # bold, but not __init__
-    (re.compile(r"(?<![*\w])\*(?=[^\s*])([^*\n]+?)(?<=\S)\*(?![*\w])"), r"\1"),  # italic *x*
-    (re.compile(r"(?<![_\w])_(?=[^\s_])([^_\n]+?)(?<=\S)_(?![_\w])"), r"\1"),  # italic _x_
-    (re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"), r"\1"),  # strikethrough
-    (re.compile(r"`([^`\n]+)`"), r"\1"),  # inline code
-)
+# The arena renders Markdown, never a model's HTML (text.HTML_TAG lists the tags removed). Bare <br>,
+# <sub> and <sup> stay: the page renders them (table line breaks, H<sub>2</sub>O), and Markdown has no
+# other way to write them. Inline code shows its tags literally, so it stays too.
+_HTML_TAG = re.compile(rf"(?P<keep></?(?i:br|sub|sup)\s{{0,3}}/?>|`[^`\n]{{1,500}}`)|{HTML_TAG}")
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+
+
+def strip_html(text: str) -> str:
+    """Remove raw HTML tags outside code (bare <br>, <sub>, <sup> aside); Markdown and the text between
+    tags stay."""
+    lines: list[str] = []
+    in_fence = False
+    for line in text.split("\n"):
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence:
+            line = _HTML_TAG.sub(lambda m: m.group("keep") or "", line)
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def strip_markdown(text: str) -> str:
-    """Plain text from Markdown: headings and list items become plain lines, emphasis and
-    code markers go, links keep their text, tables become "cell; cell" lines."""
-    lines: list[str] = []
-    in_fence = False
-    for line in text.splitlines():
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            lines.append(line)
-            continue
-        if _RULE.match(line) or _TABLE_SEP.match(line):
-            continue
-        line = _HEADING.sub(r"\1", line)
-        line = _QUOTE.sub("", line)
-        line = _BULLET.sub("", line)
-        if line.strip().startswith("|") and line.strip().endswith("|"):
-            line = "; ".join(c.strip() for c in line.strip().strip("|").split("|") if c.strip())
-        lines.append(line.rstrip())
-    out = "\n".join(lines)
-    for pattern, replacement in _INLINE:
-        out = pattern.sub(replacement, out)
-    return re.sub(r"\n{3,}", "\n\n", out).strip()
+    """The text a reader sees once the Markdown is rendered: emphasis and code markers, HTML tags and
+    link targets gone, every other character kept. Used to compare texts, never to build the answer."""
+    return plain_text(text)
 
 
 # ---------------------------------------------------------------- citations
 
-_ITEM = r"\d{1,4}(?:\s*[-–—]\s*\d{1,4})?"
-_ITEMS = rf"{_ITEM}(?:\s*[,;]\s*{_ITEM})*"
+# Repeats are bounded and patterns start only where a run starts (the look-behinds), so a long run of
+# spaces, letters or brackets is scanned once, not once per position.
+_SP = r"[ \t]{0,3}"
+_ITEM = rf"\d{{1,4}}(?:{_SP}[-–—]{_SP}\d{{1,4}})?"
+_ITEMS = rf"{_ITEM}(?:{_SP}[,;]{_SP}{_ITEM}){{0,50}}"
 # "(1)" is deliberately not a citation form: it is far more often an enumeration or an equation label.
-_NUMERIC = re.compile(rf"(?P<pre>[ \t]*)(?:\[\s*\^?\s*(?P<a>{_ITEMS})\s*\]|【\s*(?P<b>{_ITEMS})\s*】)(?!\()")
+_NUMERIC = re.compile(
+    rf"(?<![ \t])(?P<pre>[ \t]*)(?:\[{_SP}\^?{_SP}(?P<a>{_ITEMS}){_SP}\]|【{_SP}(?P<b>{_ITEMS}){_SP}】)(?!\()"
+)
 _CITE = re.compile(r"\[(\d+)\]")
-_NAME = r"[^\W\d_][\w'’-]*"
+_CITE_WITH_SPACE = re.compile(r"(?<![ \t])[ \t]*(\[\d{1,4}\])")
+_NAME = r"(?<![\w'’-])[^\W\d_][\w'’-]{0,39}"  # a word start, and no surname is longer than 40 letters
 _YEAR = r"(?P<year>(?:19|20)\d{2})(?P<suffix>[a-z])?"
 _PART = re.compile(
-    rf"^(?:(?:e\.g\.|i\.e\.|see also|see|cf\.)[,\s]*)?(?:{_NAME}\s+){{0,3}}?(?P<last>{_NAME})"
-    rf"(?:\s+et\s+al\.?|\s+(?:and|&)\s+(?:{_NAME}\s+){{0,2}}?{_NAME})?,?\s+{_YEAR}$"
+    rf"^(?:(?:e\.g\.|i\.e\.|see also|see|cf\.)[,\s]{{0,3}})?(?:{_NAME}\s{{1,3}}){{0,3}}?(?P<last>{_NAME})"
+    rf"(?:\s{{1,3}}et\s{{1,3}}al\.?|\s{{1,3}}(?:and|&)\s{{1,3}}(?:{_NAME}\s{{1,3}}){{0,2}}?{_NAME})?,?\s{{1,3}}{_YEAR}$"
 )
 _PAREN = re.compile(r"\(([^()\n]{4,300})\)")
 _NARRATIVE = re.compile(
-    rf"(?P<name>(?P<last>{_NAME})(?:\s+et\s+al\.?|\s+(?:and|&)\s+{_NAME})?)\s+\({_YEAR}\)"
+    rf"(?P<name>(?P<last>{_NAME})(?:\s{{1,3}}et\s{{1,3}}al\.?|\s{{1,3}}(?:and|&)\s{{1,3}}{_NAME})?)\s{{1,3}}\({_YEAR}\)"
 )
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])|\n+")
 _ABBREVIATIONS = ("al.", "e.g.", "i.e.", "cf.", "vs.", "fig.", "figs.", "eq.", "ref.", "refs.", "no.", "approx.")
 
 
@@ -190,8 +208,8 @@ def normalise_citations(text: str, n_refs: int, references: Sequence[Reference] 
     if references:
         text = _author_year(text, references)
     text = _NUMERIC.sub(lambda m: _numeric(m, valid), text)
-    text = re.sub(r"(\[\d+\])[ \t]+(?=\[\d+\])", r"\1", text)
-    text = re.sub(r"(\[\d+\])\1+", r"\1", text)
+    text = re.sub(r"(\[\d{1,4}\])[ \t]+(?=\[\d)", r"\1", text)
+    text = re.sub(r"(\[\d{1,4}\])\1+", r"\1", text)
     surnames = {_fold(_last_token(r.paper.authors[0])) for r in references if r.paper.authors}
     return _one_citation_per_sentence(text, surnames)
 
@@ -255,19 +273,24 @@ def _one_citation_per_sentence(text: str, surnames: set[str]) -> str:
     for start, end in _sentence_spans(text):
         sentence = text[start:end]
         seen: set[str] = set()
-        for m in reversed(list(re.finditer(r"[ \t]*(\[\d+\])", sentence))):
+        dropped: list[tuple[int, int]] = []
+        for m in reversed(list(_CITE_WITH_SPACE.finditer(sentence))):
             words = sentence[max(0, m.start() - 40) : m.start()].split()
             after_name = bool(words) and (words[-1] == "al." or _fold(words[-1]) in surnames)
             if m.group(1) in seen and after_name:
-                sentence = sentence[: m.start()] + sentence[m.end() :]
+                dropped.append((m.start(), m.end()))
             seen.add(m.group(1))
-        out.append(sentence)
+        last = 0
+        for cut_start, cut_end in reversed(dropped):  # pieces, not repeated slicing: linear in the sentence
+            out.append(sentence[last:cut_start])
+            last = cut_end
+        out.append(sentence[last:])
     return "".join(out)
 
 
 def _sentence_spans(text: str) -> list[tuple[int, int]]:
     spans, start = [], 0
-    for m in re.finditer(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])|\n+", text):
+    for m in _SENTENCE_BREAK.finditer(text):
         before = text[max(0, m.start() - 12) : m.start()].split()
         last_word = before[-1].lower() if before else ""
         if m.group(0).startswith("\n") or last_word not in _ABBREVIATIONS:
@@ -299,20 +322,40 @@ def clean_answer(raw: str, references: Sequence[Reference], question: str = "") 
     Raises errors.MalformedOutput when nothing is left once reasoning and whitespace are removed.
     ``question`` and the papers' text exempt the model names they mention from redaction.
     """
-    text = strip_reasoning(raw)
+    text = strip_reasoning(scrub(raw))
     if not text:
         raise MalformedOutput("The model returned no answer text, only reasoning or whitespace.")
-    text = strip_markdown(text)
+    text = strip_html(text)
     n_refs = max((r.number for r in references), default=0)
     text = normalise_citations(text, n_refs, references)
     text, redacted = redact_identity(text, exempt_text=topic_text(question, references))
-    text = re.sub(r"[ \t]+", " ", text)
-    text = re.sub(r" +([.,;:!?])", r"\1", text)
-    text = re.sub(r" *\n *", "\n", text)
-    text = re.sub(r"\n{3,}", "\n\n", text).strip()
+    text = _tidy_whitespace(displayable(text))
     if not text:
         raise MalformedOutput("The model's answer was empty after cleaning.")
     return Answer(text=text, raw_text=raw, cited=cited_numbers(text), redacted=redacted)
+
+
+def _tidy_whitespace(text: str) -> str:
+    """Collapse runs of spaces and drop spaces before punctuation, outside code blocks; keep each line's
+    indentation (nested lists, code) and Markdown's structure; at most one blank line in a row."""
+    lines: list[str] = []
+    in_fence = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        if in_fence:
+            lines.append(line.rstrip())
+            continue
+        body = line.lstrip(" \t")
+        indent = line[: len(line) - len(body)]
+        body = _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", body)).rstrip()
+        lines.append(indent + body if body else "")
+    return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
+
+
+_SPACES = re.compile(r"[ \t]+")
+_SPACE_BEFORE_PUNCT = re.compile(r"(?<! ) ([.,;:!?])(?![\[\w])")  # runs are single spaces by now; "![" is an image
+_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 def style_features(answer: Answer | str) -> dict[str, int]:
@@ -358,5 +401,5 @@ def accept_llm_rewrite(original: str, rewritten: str, min_ratio: float = 0.8) ->
 
 
 def _content_words(text: str) -> list[str]:
-    plain = _NUMERIC.sub(" ", strip_markdown(strip_reasoning(text)))
+    plain = _NUMERIC.sub(" ", plain_text(strip_reasoning(text)))
     return re.findall(r"\w+", plain.casefold())

@@ -5,7 +5,9 @@ It serves what HfApi calls to create a repo, commit regular files and read them 
 ``POST …/preupload/{rev}``, ``POST …/commit/{rev}`` (NDJSON), ``GET …/tree/{rev}[/{path}]``,
 ``HEAD|GET /{type}s/{ns}/{name}/resolve/{rev}/{path}`` and ``GET /api/whoami-v2``. Committed files live
 in memory. Faults: ``fail(n, status, path_contains)`` answers the next ``n`` matching requests with
-``status`` (500, 429, …), so tests can simulate an outage and its recovery.
+``status`` (500, 429, …), so tests can simulate an outage and its recovery; ``hang(path_contains)`` makes
+matching requests wait without answering (a Hub that accepts the connection and then stalls) until
+``release_hangs()`` or the server stops.
 
 Also here: ``make_record`` builds real vote records (through ``vote_record``) for the vote tests.
 """
@@ -54,6 +56,9 @@ class FakeHub(LoopbackServer):
         self.requests: list[tuple[str, str]] = []  # (method, path) of every request, faults included
         self.faults: list[_Fault] = []
         self.lock = threading.Lock()
+        self.hang_paths: list[str] = []  # requests whose path contains one of these wait for `released`
+        self.released = threading.Event()
+        self.hanging = 0  # requests waiting right now
 
     def handler_class(self) -> type[BaseHTTPRequestHandler]:
         return _handler_for(self)
@@ -67,6 +72,26 @@ class FakeHub(LoopbackServer):
         """Answer the next ``n`` requests whose path contains ``path_contains`` with ``status``."""
         with self.lock:
             self.faults.append(_Fault(n, status, path_contains))
+
+    def hang(self, path_contains: str = "") -> None:
+        """From now on, requests whose path contains ``path_contains`` get no answer until released."""
+        with self.lock:
+            self.released.clear()
+            self.hang_paths.append(path_contains)
+
+    def release_hangs(self) -> None:
+        """Stop hanging: waiting requests are answered normally, new ones too."""
+        with self.lock:
+            self.hang_paths.clear()
+        self.released.set()
+
+    def stop(self) -> None:
+        self.release_hangs()
+        super().stop()
+
+    def _should_hang(self, path: str) -> bool:
+        with self.lock:
+            return any(part in path for part in self.hang_paths)
 
     def files(self, repo_id: str, repo_type: str = "dataset") -> dict[str, bytes]:
         with self.lock:
@@ -142,6 +167,12 @@ def _handler_for(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             body = self._body() if method == "POST" else b""
             with hub.lock:
                 hub.requests.append((method, path))
+            if hub._should_hang(path):
+                with hub.lock:
+                    hub.hanging += 1
+                hub.released.wait()
+                with hub.lock:
+                    hub.hanging -= 1
             status = hub._take_fault(path)
             if status is not None:
                 self._send(status, {"error": f"injected fault {status}"}, {"Retry-After": "0"}, method=method)

@@ -171,3 +171,103 @@ def test_open_hub_sync_needs_both_the_token_and_the_repo(hub, tmp_path):
 def _write(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path
+
+
+@pytest.fixture()
+def short_hub_timeouts():
+    """The shared huggingface_hub client with a 0.5 s read timeout, restored afterwards."""
+    from huggingface_hub import set_client_factory
+    from huggingface_hub.utils._http import default_client_factory
+
+    from sciarena.votes.hub import use_hub_timeouts
+
+    use_hub_timeouts(connect_s=2.0, read_s=0.5)
+    yield
+    set_client_factory(default_client_factory)
+
+
+def test_a_request_the_hub_never_answers_times_out_as_a_failure(hub, tmp_path, short_hub_timeouts):
+    sync, store = make_sync(hub, tmp_path)
+    store.append(make_record(1))
+    hub.hang("/api/repos/create")
+    assert not sync.push_now()  # without a timeout this call would never return
+    assert "push failing since" in sync.status() and "1 vote(s) pending" in sync.status()
+    hub.release_hangs()
+    assert sync.push_now() and [r["id"] for r in hub.records(REPO)] == ["b1"]
+
+
+def test_a_stalled_push_is_reported_and_cannot_hold_the_exit_and_loses_nothing(hub, tmp_path):
+    from datetime import datetime, timedelta, timezone
+
+    now = [datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)]
+    sync, store = make_sync(hub, tmp_path, clock=lambda: now[0], every_minutes=10)
+    for i in range(3):
+        store.append(make_record(i))
+    hub.hang("/commit/")  # the Hub takes the commit and never answers (no client timeout here)
+    sync.start()
+    wait_for(lambda: hub.hanging == 1)
+    assert "first push pending" in sync.status()
+    store.append(make_record(3))  # voting goes on while the push hangs
+    now[0] += timedelta(seconds=50)  # under a minute later, the About tab says it is failing
+    status = sync.status()
+    assert "push failing" in status and "stalled since 09:00 UTC" in status and "4 vote(s) pending" in status
+
+    assert sync.close(timeout_s=0.5) is False  # returns while the Hub still holds the request
+    assert hub.hanging >= 1 and hub.records(REPO) == []
+    hub.release_hangs()
+    restarted, _ = make_sync(hub, tmp_path)  # the next start sends what the stalled exit could not
+    wait_for(lambda: hub.hanging == 0)
+    assert restarted.push_now()
+    assert Counter(r["id"] for r in hub.records(REPO)) == Counter(["b0", "b1", "b2", "b3"])
+
+
+SIGTERM_WORKER = r"""
+import signal, sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from fake_hub import make_record
+from sciarena.config import Settings
+from sciarena.votes.hub import open_hub_sync
+from sciarena.votes.store import LocalVoteStore
+
+settings = Settings.from_env()
+sync = open_hub_sync(settings, LocalVoteStore.folder_for(settings.data_dir))
+store = LocalVoteStore(settings.data_dir, external_lock=sync.lock)
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # as app.py does
+for i in range(3):
+    store.append(make_record(i))
+sync.start()
+print("ready", flush=True)
+while True:
+    time.sleep(0.05)
+"""
+
+
+def test_sigterm_exits_within_10_s_while_the_hub_hangs_and_the_next_start_sends_the_votes(hub, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    tests = Path(__file__).resolve().parent
+    script = tmp_path / "worker.py"
+    script.write_text(SIGTERM_WORKER)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "SCIARENA_"))}
+    env.update(HF_ENDPOINT=hub.endpoint, HF_TOKEN="hf_test", SCIARENA_VOTES_REPO=REPO,
+               SCIARENA_DATA_DIR=str(tmp_path / "data"), SCIARENA_PUSH_EVERY_MINUTES="60",
+               PYTHONPATH=str(tests.parent))
+    hub.hang("/commit/")
+    proc = subprocess.Popen([sys.executable, str(script), str(tests)], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        wait_for(lambda: hub.hanging >= 1)  # the start push is stuck inside the Hub
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0  # the platform's grace period after SIGTERM
+    finally:
+        proc.kill()
+    assert hub.records(REPO) == []
+    hub.release_hangs()
+    wait_for(lambda: hub.hanging == 0)
+    restarted, _ = make_sync(hub, tmp_path / "data")
+    assert restarted.push_now()
+    assert Counter(r["id"] for r in hub.records(REPO)) == Counter(["b0", "b1", "b2"])

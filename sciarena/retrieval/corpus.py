@@ -20,6 +20,7 @@ from typing import Any, Iterable, Mapping
 
 from sciarena.config import DEMO_CORPUS_DIR
 from sciarena.errors import RetrievalError
+from sciarena.text import scrub_value
 from sciarena.types import Paper
 
 log = logging.getLogger(__name__)
@@ -97,6 +98,7 @@ def record_to_pair(record: Mapping[str, Any]) -> PaperText:
     """Convert one JSON-like record into (Paper, text); raises ValueError on bad fields."""
     if not isinstance(record, Mapping):
         raise _BadRecord(f"expected a JSON object, got {type(record).__name__}")
+    record = scrub_value(dict(record))  # JSON can carry lone surrogates ("\ud800"); UTF-8 cannot
     title = _text_field(record, "title")
     if not title:
         raise _BadRecord("missing 'title'")

@@ -17,6 +17,12 @@ Why our own loop rather than ``huggingface_hub.CommitScheduler`` (2.4; its sourc
   whole lines are uploaded (cut at the last newline), with or without the lock;
 * its thread sleeps uninterruptibly, so stopping waits for the next tick.
 
+A Hub that accepts the connection and never answers must not hold anything: huggingface_hub's shared
+HTTP client has no timeout by default (2.4: ``default_client_factory`` builds it with ``timeout=None``),
+so ``use_hub_timeouts`` installs a client factory with connect/read timeouts; a push still running after
+``stall_after_s`` is reported as failing in the About tab; ``close`` gives the final push a bounded time
+(the platform kills a container a few seconds after SIGTERM) and leaves what it could not send on disk.
+
 Exactly once: the Hub copy of a shard is always a prefix (in whole lines) of the
 local file, and a re-push overwrites the same path, so a retried or repeated push
 never adds a second copy of a line. Restart safety: the first push of a new process
@@ -28,7 +34,8 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -44,6 +51,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+HUB_CONNECT_TIMEOUT_S = 10.0
+HUB_READ_TIMEOUT_S = 30.0  # a commit of a few vote files answers in well under this
+CLOSE_TIMEOUT_S = 6.0  # the whole exit push, well under the 10 s a platform allows after SIGTERM
 VOTE_GLOB = "*/votes-*.jsonl"
 CARD_NAME = "README.md"
 
@@ -56,6 +66,7 @@ class PushState:
     failing_since: datetime | None = None
     failures: int = 0  # consecutive failed attempts
     last_error: str = ""
+    pushing_since: datetime | None = None  # a push is running since then
 
 
 class HubSync:
@@ -68,7 +79,8 @@ class HubSync:
 
     def __init__(self, folder: Path, repo_id: str, *, api: "HfApi", every_minutes: float = 5.0,
                  path_in_repo: str = "data", card: str | None = None, private: bool | None = None,
-                 retry_base_s: float = 30.0, clock: Callable[[], datetime] | None = None) -> None:
+                 retry_base_s: float = 30.0, clock: Callable[[], datetime] | None = None,
+                 stall_after_s: float = 45.0) -> None:
         if every_minutes <= 0:
             raise ValueError("push interval must be positive")
         self.folder = Path(folder)
@@ -77,6 +89,7 @@ class HubSync:
         self.every_s = every_minutes * 60.0
         self.path_in_repo = path_in_repo.strip("/")
         self.retry_base_s = retry_base_s
+        self.stall_after_s = stall_after_s
         self.lock = threading.Lock()
         self._card = card
         self._private = private
@@ -100,16 +113,25 @@ class HubSync:
             atexit.register(self.close)
         return self
 
-    def close(self, timeout_s: float = 60.0) -> bool:
-        """Stop the schedule and make a last push; True when the Hub holds every complete vote."""
+    def close(self, timeout_s: float = CLOSE_TIMEOUT_S) -> bool:
+        """Stop the schedule and make a last push, all within ``timeout_s``; True when the Hub holds
+        every complete vote. A push that does not finish in time is left behind (a daemon thread): the
+        votes stay on disk and the next start sends them."""
+        deadline = time.monotonic() + max(timeout_s, 0.0)
         self._stopping = True
         self._wake.set()
         if self._thread is not None:
-            self._thread.join(timeout_s)
+            self._thread.join(max(deadline - time.monotonic(), 0.0))
             atexit.unregister(self.close)
-        ok = self.push_now(wait_s=timeout_s)
+        outcome: list[bool] = []
+        last = threading.Thread(target=lambda: outcome.append(self.push_now(wait_s=deadline - time.monotonic())),
+                                name="hub-sync-final", daemon=True)
+        last.start()
+        last.join(max(deadline - time.monotonic(), 0.0))
+        ok = bool(outcome and outcome[0])
         if not ok:
-            log.warning("votes not yet on the Hub stay in %s; the next start pushes them", self.folder)
+            log.warning("%d vote(s) not yet on the Hub stay in %s; the next start pushes them",
+                        self.pending_votes(), self.folder)
         return ok
 
     def request_push(self) -> None:
@@ -137,6 +159,8 @@ class HubSync:
         if not self._push_lock.acquire(timeout=-1 if wait_s is None else max(wait_s, 0.0)):
             log.warning("a push to %s is still running; not starting another", self.repo_id)
             return False
+        with self._state_lock:
+            self._state = replace(self._state, pushing_since=self._clock())
         try:
             count = self._push()
         except Exception as err:  # any client or network error: the votes stay on disk, retried later
@@ -147,6 +171,8 @@ class HubSync:
             log.warning("push of votes to %s failed (attempt %d): %s", self.repo_id, self._state.failures, reason)
             return False
         finally:
+            with self._state_lock:
+                self._state = replace(self._state, pushing_since=None)
             self._push_lock.release()
         with self._state_lock:
             self._state = PushState(last_push=self._clock())
@@ -230,6 +256,10 @@ class HubSync:
         """One line for the About tab, e.g. "last push 12:03 UTC, 0 votes pending"."""
         s, pending = self.state(), self.pending_votes()
         where = f"Votes dataset {self.repo_id}"
+        if s.pushing_since is not None and (self._clock() - s.pushing_since).total_seconds() > self.stall_after_s:
+            waited = (self._clock() - s.pushing_since).total_seconds()
+            return (f"{where}: push failing — stalled since {_hhmm(s.pushing_since)}, no answer from the Hub "
+                    f"for {waited:.0f} s; {pending} vote(s) pending, kept on disk and retried.")
         if s.failing_since is not None:
             return (f"{where}: push failing since {_hhmm(s.failing_since)} ({s.failures} attempt(s)): "
                     f"{s.last_error}; {pending} vote(s) pending, kept on disk and retried.")
@@ -284,6 +314,26 @@ def open_hub_sync(settings: "Settings", folder: Path, *, endpoint: str | None = 
         return None
     from huggingface_hub import HfApi
 
+    use_hub_timeouts()
     api = HfApi(endpoint=endpoint, token=token)
     return HubSync(folder, repo_id, api=api, every_minutes=settings.push_every_minutes,
                    card=dataset_card(repo_id))
+
+
+def use_hub_timeouts(connect_s: float = HUB_CONNECT_TIMEOUT_S, read_s: float = HUB_READ_TIMEOUT_S) -> None:
+    """Give huggingface_hub's shared HTTP client connect and read timeouts (process-wide).
+
+    The library's own client waits forever (``timeout=None``), so a Hub that accepts a connection and
+    never answers would hold a push, and with it the exit, indefinitely. huggingface_hub 2.4 documents
+    ``set_client_factory`` for configuring that client; we keep its default client (event hooks,
+    redirects) and only set the timeouts. Called when the app starts syncing votes, never at import.
+    """
+    from huggingface_hub import set_client_factory
+    from huggingface_hub.utils._http import default_client_factory
+
+    def factory():  # type: ignore[no-untyped-def]
+        client = default_client_factory()
+        client.timeout = type(client.timeout)(read_s, connect=connect_s)  # the client's own Timeout class
+        return client
+
+    set_client_factory(factory)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from sciarena.errors import VoteRejected, VoteStoreError
+from sciarena.text import scrub_value
 from sciarena.votes.schema import VOTE_FIELDS
 
 VOTES_SUBDIR = "votes"
@@ -53,7 +54,9 @@ class LocalVoteStore:
         missing = [f for f in VOTE_FIELDS if f not in record]
         if missing:
             raise VoteStoreError(f"vote record is missing fields: {', '.join(missing)}")
-        line = json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
+        # Any text a visitor or a model produced may hold lone surrogates (JSON carries them, UTF-8
+        # cannot): they are stored as U+FFFD rather than failing the vote.
+        line = json.dumps(scrub_value(record), ensure_ascii=False, allow_nan=False) + "\n"
         day = _day_of(record.get("timestamp"))
         with self._lock:
             if record["id"] in self._written:
