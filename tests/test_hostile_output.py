@@ -39,7 +39,7 @@ def test_a_200_kb_unbroken_run_and_markdown_openers_do_not_stall_the_battle(tmp_
     shown, record = _battle(tmp_path, server, "What does the sequence encode?",
                             ("Sequence: ", run, " ends [1]."), ("[[" * 5_000, "(Lee et al. " * 2_000, " done [2]."))
     assert run in record["responseA"] + record["responseB"]
-    assert "ends [1]." in shown
+    assert "ends [1]." in record["responseA"] + record["responseB"] and ">[1]</a>." in shown
 
 
 def test_models_named_in_the_question_cannot_switch_redaction_off(tmp_path, server):
