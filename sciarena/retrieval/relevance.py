@@ -67,6 +67,6 @@ NO_FLOOR = RelevanceFloor()
 # Lucene BM25 (k1=1.5, b=0.75) over the bundled corpus, one passage per paper. Absolute
 # BM25 scores grow with the corpus (rarer words, larger IDF), so on a much larger
 # local:DIR index these floors let more through, never less; recalibrate with the bench.
-BM25_FLOOR = RelevanceFloor(min_best=5.25, relative=0.5, min_coverage=0.3)
+BM25_FLOOR = RelevanceFloor(min_best=5.5, relative=0.5, min_coverage=0.3)
 # Cosine similarity of all-MiniLM-L6-v2 embeddings (question vs title + passage).
-DENSE_FLOOR = RelevanceFloor(min_best=0.45, min_score=0.35, relative=0.55)
+DENSE_FLOOR = RelevanceFloor(min_best=0.45, min_score=0.45, relative=0.7)
