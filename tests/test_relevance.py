@@ -19,7 +19,9 @@ from sciarena.retrieval.quality import (
     ndcg_at_k,
     recall_at_k,
 )
-from sciarena.retrieval.relevance import BM25_FLOOR, DENSE_FLOOR, NO_FLOOR, NOTHING_RELEVANT, RelevanceFloor
+from sciarena.retrieval.relevance import (
+    BM25_FLOOR, DENSE_FLOOR, MATCH_FLOOR, NO_FLOOR, NOTHING_RELEVANT, RelevanceFloor,
+)
 from sciarena.types import Paper, Passage
 
 
@@ -128,7 +130,7 @@ def test_labelled_queries_cover_the_disciplines_and_name_real_papers():
 
 @pytest.fixture(scope="module")
 def demo() -> LocalRetriever:
-    return LocalRetriever(load_demo_index(None), "local:demo")
+    return LocalRetriever(load_demo_index(None), "local:demo", floor=BM25_FLOOR)
 
 
 @needs_demo
@@ -212,8 +214,10 @@ def test_unknown_reranker_for_a_local_index_is_a_clear_error(tmp_path):
     small_index().save(tmp_path / "idx")
     with pytest.raises(RetrievalError, match="Unknown reranker"):
         open_local_retriever(f"local:{tmp_path / 'idx'}", reranker="colbert")
-    retriever = open_local_retriever(f"local:{tmp_path / 'idx'}")
-    assert retriever.floor == BM25_FLOOR
+    # The BM25 floor was calibrated on the demo corpus; another index keeps any match.
+    assert open_local_retriever(f"local:{tmp_path / 'idx'}").floor == MATCH_FLOOR
+    custom = RelevanceFloor(min_best=1.0)
+    assert open_local_retriever(f"local:{tmp_path / 'idx'}", floor=custom).floor == custom
 
 
 def test_auto_is_dense_only_where_the_extra_is_installed(tmp_path):
@@ -221,7 +225,7 @@ def test_auto_is_dense_only_where_the_extra_is_installed(tmp_path):
 
     small_index().save(tmp_path / "idx")
     retriever = open_local_retriever(f"local:{tmp_path / 'idx'}", reranker="auto")
-    assert retriever.floor == (DENSE_FLOOR if dense_available() else BM25_FLOOR)
+    assert retriever.floor == (DENSE_FLOOR if dense_available() else MATCH_FLOOR)
     assert isinstance(open_reranker("auto"), BM25Reranker)  # Semantic Scholar candidates: always BM25
 
 

@@ -33,7 +33,9 @@ from sciarena.retrieval.grouping import group_passages
 from sciarena.retrieval.passages import (
     DEFAULT_PASSAGE_WORDS, indexed_text, paper_passages, passage_id,
 )
-from sciarena.retrieval.relevance import BM25_FLOOR, DENSE_FLOOR, NOTHING_RELEVANT, RelevanceFloor
+from sciarena.retrieval.relevance import (
+    BM25_FLOOR, DENSE_FLOOR, MATCH_FLOOR, NOTHING_RELEVANT, RelevanceFloor,
+)
 from sciarena.types import Paper, Passage, Retrieval
 
 log = logging.getLogger(__name__)
@@ -240,11 +242,12 @@ class LocalRetriever:
 
     ``search`` ranks passages (BM25 over the index by default, or dense search); the
     ``floor`` (in that search's score units) drops the weak ones, and all of them when
-    even the best is weak: an off-topic question then gets no references at all.
+    even the best is weak: an off-topic question then gets no references at all. The
+    default floor keeps any match; ``open_local_retriever`` picks the calibrated one.
     """
 
     def __init__(self, index: LocalIndex, backend_name: str, top_k: int = 30, *,
-                 floor: RelevanceFloor = BM25_FLOOR, search: Search | None = None) -> None:
+                 floor: RelevanceFloor = MATCH_FLOOR, search: Search | None = None) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {top_k}")
         self.index, self.backend_name, self.top_k = index, backend_name, top_k
@@ -307,14 +310,16 @@ def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int
     ``reranker`` ``bm25`` ranks by BM25; ``dense`` by all-MiniLM-L6-v2 cosine over passage
     embeddings made once at start and cached beside the index (needs the optional extra);
     ``auto`` is dense when that extra is installed, else BM25 (the choice and its numbers:
-    docs/relevance.md). ``floor`` defaults to the one calibrated for that scorer.
+    docs/relevance.md). ``floor`` defaults to the one calibrated for that scorer: BM25's
+    was calibrated on the demo corpus, so another index only drops passages sharing no
+    word with the question (BM25 scores depend on the corpus; cosine scores do not).
     """
     spec = spec.strip()
     if spec == "local":
-        index, name = load_demo_index(cache_dir), "local:demo"
+        index, name, bm25_floor = load_demo_index(cache_dir), "local:demo", BM25_FLOOR
     elif spec.startswith("local:") and spec[len("local:"):].strip():
         directory = Path(spec[len("local:"):].strip()).expanduser()
-        index, name = LocalIndex.load(directory), f"local:{directory}"
+        index, name, bm25_floor = LocalIndex.load(directory), f"local:{directory}", MATCH_FLOOR
     else:
         raise RetrievalError(f"unknown local retriever {spec!r}; use 'local' or 'local:DIR'")
     key = (reranker or "bm25").strip().lower()
@@ -324,7 +329,7 @@ def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int
         key = "dense" if dense_available() else "bm25"
         log.info("SCIARENA_RERANKER=auto: ranking local passages with %s", key)
     if key == "bm25":
-        return LocalRetriever(index, name, top_k, floor=floor or BM25_FLOOR)
+        return LocalRetriever(index, name, top_k, floor=floor or bm25_floor)
     if key == "dense":
         from sciarena.retrieval.dense import PassageVectors
         from sciarena.retrieval.rerank import load_minilm

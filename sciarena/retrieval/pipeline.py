@@ -27,7 +27,7 @@ from typing import Protocol
 
 from sciarena.errors import RetrievalError
 from sciarena.retrieval.grouping import group_passages
-from sciarena.retrieval.relevance import DENSE_FLOOR, NOTHING_RELEVANT, RelevanceFloor
+from sciarena.retrieval.relevance import DENSE_FLOOR, MATCH_FLOOR, NOTHING_RELEVANT, RelevanceFloor
 from sciarena.retrieval.rerank import BM25Reranker, Reranker, rerank
 from sciarena.retrieval.rewrite import QueryPlan
 from sciarena.retrieval.semantic_scholar import (
@@ -51,7 +51,7 @@ _KIND_STRIDE = 1_000_000_000
 # question scores 0 and goes, and when none shares one there are no references. No
 # relative cut: the local one was calibrated on BM25 over a whole index, not on these
 # candidate-set scores, and no Semantic Scholar traffic could be measured offline.
-CANDIDATE_BM25_FLOOR = RelevanceFloor(min_best=1e-9, min_score=1e-9)
+CANDIDATE_BM25_FLOOR = MATCH_FLOOR
 
 
 def floor_for(reranker: Reranker) -> RelevanceFloor:

@@ -64,9 +64,12 @@ class RelevanceFloor:
 
 
 NO_FLOOR = RelevanceFloor()
+# Any passage that shares a content word with the question: the scale-free floor for
+# scores calibrated on no query set (a local:DIR index, Semantic Scholar candidates).
+MATCH_FLOOR = RelevanceFloor(min_best=1e-9, min_score=1e-9)
 # Lucene BM25 (k1=1.5, b=0.75) over the bundled corpus, one passage per paper. Absolute
-# BM25 scores grow with the corpus (rarer words, larger IDF), so on a much larger
-# local:DIR index these floors let more through, never less; recalibrate with the bench.
+# BM25 scores depend on the corpus (its size sets the IDFs): this floor is for the demo
+# index only; another index gets MATCH_FLOOR unless a floor calibrated for it is passed.
 BM25_FLOOR = RelevanceFloor(min_best=5.5, relative=0.5, min_coverage=0.3)
 # Cosine similarity of all-MiniLM-L6-v2 embeddings (question vs title + passage).
 DENSE_FLOOR = RelevanceFloor(min_best=0.45, min_score=0.45, relative=0.7)

@@ -134,7 +134,7 @@ def open_reranker(name: str) -> Reranker:
     """The reranker named by a setting: ``bm25`` (default), ``dense`` or ``auto``.
 
     For Semantic Scholar candidates ``auto`` means BM25: they arrive with each question,
-    so the dense model would encode up to 60 of them per question (0.5-2 s on two cores,
+    so the dense model would encode up to 60 of them per question (30 took 0.5-1.9 s on two cores,
     benchmarks/bench_relevance.py); only a local index can have its passages embedded once.
     """
     key = (name or "bm25").strip().lower()
