@@ -314,6 +314,14 @@ def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int
     was calibrated on the demo corpus, so another index only drops passages sharing no
     word with the question (BM25 scores depend on the corpus; cosine scores do not).
     """
+    key = (reranker or "bm25").strip().lower()
+    if key == "auto":
+        from sciarena.retrieval.rerank import dense_available
+
+        key = "dense" if dense_available() else "bm25"
+        log.info("SCIARENA_RERANKER=auto: ranking local passages with %s", key)
+    if key not in ("bm25", "dense"):
+        raise RetrievalError(f"Unknown reranker {reranker!r}; use bm25, dense or auto.")
     spec = spec.strip()
     if spec == "local":
         index, name, bm25_floor = load_demo_index(cache_dir), "local:demo", BM25_FLOOR
@@ -322,18 +330,10 @@ def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int
         index, name, bm25_floor = LocalIndex.load(directory), f"local:{directory}", MATCH_FLOOR
     else:
         raise RetrievalError(f"unknown local retriever {spec!r}; use 'local' or 'local:DIR'")
-    key = (reranker or "bm25").strip().lower()
-    if key == "auto":
-        from sciarena.retrieval.rerank import dense_available
-
-        key = "dense" if dense_available() else "bm25"
-        log.info("SCIARENA_RERANKER=auto: ranking local passages with %s", key)
     if key == "bm25":
         return LocalRetriever(index, name, top_k, floor=floor or bm25_floor)
-    if key == "dense":
-        from sciarena.retrieval.dense import PassageVectors
-        from sciarena.retrieval.rerank import load_minilm
+    from sciarena.retrieval.dense import PassageVectors
+    from sciarena.retrieval.rerank import load_minilm
 
-        vectors = PassageVectors.build(index, load_minilm(), index.directory)
-        return LocalRetriever(index, name, top_k, floor=floor or DENSE_FLOOR, search=vectors.search)
-    raise RetrievalError(f"Unknown reranker {reranker!r}; use bm25, dense or auto.")
+    vectors = PassageVectors.build(index, load_minilm(), index.directory)
+    return LocalRetriever(index, name, top_k, floor=floor or DENSE_FLOOR, search=vectors.search)
