@@ -8,6 +8,7 @@ work on it unchanged.
 
 from __future__ import annotations
 
+import math
 import re
 from itertools import islice
 from typing import Iterable, Iterator
@@ -24,13 +25,36 @@ _STOPWORDS = frozenset(STOPWORDS_EN)
 STEMMER_LANGUAGE = "english"
 
 
-def query_term_ids(bm25: bm25s.BM25, query: str) -> list[int]:
-    """The index's term ids for the words of ``query`` (unknown words and stopwords dropped)."""
+def query_stems(query: str) -> list[str]:
+    """The stems of the content words of ``query``, in order (stopwords dropped)."""
     words = [w for w in _SPLIT_WORDS(query.lower()) if w not in _STOPWORDS]
     # A Stemmer must not be shared between threads; one per query costs microseconds.
-    stems = Stemmer.Stemmer(STEMMER_LANGUAGE).stemWords(words)
+    return Stemmer.Stemmer(STEMMER_LANGUAGE).stemWords(words)
+
+
+def query_term_ids(bm25: bm25s.BM25, query: str) -> list[int]:
+    """The index's term ids for the words of ``query`` (unknown words and stopwords dropped)."""
     vocab = bm25.vocab_dict
-    return [vocab[s] for s in stems if s in vocab]
+    return [vocab[s] for s in query_stems(query) if s in vocab]
+
+
+def query_weight(bm25: bm25s.BM25, query: str) -> float:
+    """The sum of the IDFs of the query's content words: no passage can score that much.
+
+    (Each term adds idf * tf / (tf + norm) < idf.) A word the index has never seen counts
+    with the IDF of a term in no document, so "sourdough crumb" weighs a lot and matches
+    little. Dividing a score by this weight gives the share of the question a passage
+    covers, comparable across short and long questions.
+    """
+    n_docs = int(bm25.scores["num_docs"])
+    indptr = bm25.scores["indptr"]
+    vocab = bm25.vocab_dict
+    total = 0.0
+    for stem in query_stems(query):
+        term = vocab.get(stem)
+        df = int(indptr[term + 1] - indptr[term]) if term is not None else 0
+        total += math.log1p((n_docs - df + 0.5) / (df + 0.5))
+    return total
 
 
 def top_indices(scores: np.ndarray, k: int, stride: int = 64) -> np.ndarray:

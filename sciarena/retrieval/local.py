@@ -18,18 +18,23 @@ import tempfile
 import time
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import bm25s
 import numpy as np
 
 from sciarena.config import DEMO_CORPUS_DIR
 from sciarena.errors import RetrievalError
-from sciarena.retrieval.bm25 import STEMMER_LANGUAGE, bm25_index, query_term_ids, top_indices
+from sciarena.retrieval.bm25 import (
+    STEMMER_LANGUAGE, bm25_index, query_term_ids, query_weight, top_indices,
+)
 from sciarena.retrieval.corpus import PaperText, demo_corpus_files, read_corpus
 from sciarena.retrieval.grouping import group_passages
 from sciarena.retrieval.passages import (
     DEFAULT_PASSAGE_WORDS, indexed_text, paper_passages, passage_id,
+)
+from sciarena.retrieval.relevance import (
+    BM25_FLOOR, DENSE_FLOOR, MATCH_FLOOR, NOTHING_RELEVANT, RelevanceFloor,
 )
 from sciarena.types import Paper, Passage, Retrieval
 
@@ -38,6 +43,7 @@ log = logging.getLogger(__name__)
 INDEX_FORMAT = 1  # bump when chunking or tokenisation changes: demo caches key on it
 _KINDS = ("body", "abstract", "title")
 _PAPER_FIELDS = frozenset(f.name for f in fields(Paper))
+Search = Callable[[str, int], list[Passage]]  # (question, k) -> passages, best first
 
 
 class _MemoryStore:
@@ -86,8 +92,9 @@ class LocalIndex:
 
     def __init__(self, bm25: bm25s.BM25, store: _MemoryStore | _DiskStore,
                  paper_of: np.ndarray, position: np.ndarray, kind: np.ndarray,
-                 num_papers: int, meta: dict[str, object]) -> None:
+                 num_papers: int, meta: dict[str, object], directory: Path | None = None) -> None:
         self._bm25, self._store = bm25, store
+        self.directory = directory  # where the index was loaded from; None when built in memory
         self._paper_of, self._position, self._kind = paper_of, position, kind
         self.num_papers = num_papers
         self.meta = meta
@@ -191,7 +198,7 @@ class LocalIndex:
             num_papers = int(meta["papers"])
         except (OSError, ValueError, KeyError) as err:
             raise RetrievalError(f"the index at {directory} is unreadable ({err!r}); rebuild it") from None
-        return cls(bm25, store, *arrays, num_papers=num_papers, meta=meta)
+        return cls(bm25, store, *arrays, num_papers=num_papers, meta=meta, directory=directory)
 
     def search(self, query: str, k: int = 30) -> list[Passage]:
         """The ``k`` best passages for ``query`` by BM25 score, best first; no zero scores."""
@@ -202,6 +209,10 @@ class LocalIndex:
             return []
         scores = self._bm25.get_scores_from_ids(ids)
         return [self.passage(int(i), float(scores[i])) for i in top_indices(scores, k)]
+
+    def query_weight(self, query: str) -> float:
+        """The most any passage could score for ``query`` (see ``bm25.query_weight``)."""
+        return query_weight(self._bm25, query)
 
     def passage(self, i: int, score: float = 0.0) -> Passage:
         """The passage stored at row ``i``."""
@@ -227,18 +238,30 @@ def _paper_line(paper: Paper) -> bytes:
 
 
 class LocalRetriever:
-    """Answers a question with the numbered references of its best local passages."""
+    """Answers a question with the numbered references of its relevant local passages.
 
-    def __init__(self, index: LocalIndex, backend_name: str, top_k: int = 30) -> None:
+    ``search`` ranks passages (BM25 over the index by default, or dense search); the
+    ``floor`` (in that search's score units) drops the weak ones, and all of them when
+    even the best is weak: an off-topic question then gets no references at all. The
+    default floor keeps any match; ``open_local_retriever`` picks the calibrated one.
+    """
+
+    def __init__(self, index: LocalIndex, backend_name: str, top_k: int = 30, *,
+                 floor: RelevanceFloor = MATCH_FLOOR, search: Search | None = None) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {top_k}")
         self.index, self.backend_name, self.top_k = index, backend_name, top_k
+        self.floor = floor
+        self._search: Search = search or index.search
 
     def retrieve(self, question: str) -> Retrieval:
-        """Search once, group the top_k passages per paper, number the papers from 1."""
+        """Search once, keep what clears the floor, group per paper, number the papers from 1."""
         started = time.perf_counter()
-        references = group_passages(self.index.search(question, self.top_k), self.top_k)
-        note = "" if references else "No passage in the local datastore matches the question."
+        found = self._search(question, self.top_k)
+        weight = self.index.query_weight(question) if self.floor.min_coverage else None
+        kept = self.floor.apply(found, weight)
+        references = group_passages(kept, self.top_k) if kept else ()
+        note = "" if references else NOTHING_RELEVANT
         return Retrieval(question=question, references=references, backend=self.backend_name,
                          queries=(question,), seconds=time.perf_counter() - started, note=note)
 
@@ -274,17 +297,43 @@ def load_demo_index(cache_dir: Path | None, *, corpus_dir: Path = DEMO_CORPUS_DI
     if target is not None:
         try:
             index.save(target)
+            index.directory = target  # so derived caches (passage embeddings) live beside it
         except RetrievalError as err:
             log.warning("could not cache the demo index: %s", err)
     return index
 
 
-def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int = 30) -> LocalRetriever:
-    """A retriever for a setting string: ``local`` (the demo corpus) or ``local:DIR`` (a saved index)."""
+def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int = 30,
+                         reranker: str = "bm25", floor: RelevanceFloor | None = None) -> LocalRetriever:
+    """A retriever for a setting string: ``local`` (the demo corpus) or ``local:DIR`` (a saved index).
+
+    ``reranker`` ``bm25`` ranks by BM25; ``dense`` by all-MiniLM-L6-v2 cosine over passage
+    embeddings made once at start and cached beside the index (needs the optional extra);
+    ``auto`` is dense when that extra is installed, else BM25 (the choice and its numbers:
+    docs/relevance.md). ``floor`` defaults to the one calibrated for that scorer: BM25's
+    was calibrated on the demo corpus, so another index only drops passages sharing no
+    word with the question (BM25 scores depend on the corpus; cosine scores do not).
+    """
+    key = (reranker or "bm25").strip().lower()
+    if key == "auto":
+        from sciarena.retrieval.rerank import dense_available
+
+        key = "dense" if dense_available() else "bm25"
+        log.info("SCIARENA_RERANKER=auto: ranking local passages with %s", key)
+    if key not in ("bm25", "dense"):
+        raise RetrievalError(f"Unknown reranker {reranker!r}; use bm25, dense or auto.")
     spec = spec.strip()
     if spec == "local":
-        return LocalRetriever(load_demo_index(cache_dir), "local:demo", top_k)
-    if spec.startswith("local:") and spec[len("local:"):].strip():
+        index, name, bm25_floor = load_demo_index(cache_dir), "local:demo", BM25_FLOOR
+    elif spec.startswith("local:") and spec[len("local:"):].strip():
         directory = Path(spec[len("local:"):].strip()).expanduser()
-        return LocalRetriever(LocalIndex.load(directory), f"local:{directory}", top_k)
-    raise RetrievalError(f"unknown local retriever {spec!r}; use 'local' or 'local:DIR'")
+        index, name, bm25_floor = LocalIndex.load(directory), f"local:{directory}", MATCH_FLOOR
+    else:
+        raise RetrievalError(f"unknown local retriever {spec!r}; use 'local' or 'local:DIR'")
+    if key == "bm25":
+        return LocalRetriever(index, name, top_k, floor=floor or bm25_floor)
+    from sciarena.retrieval.dense import PassageVectors
+    from sciarena.retrieval.rerank import load_minilm
+
+    vectors = PassageVectors.build(index, load_minilm(), index.directory)
+    return LocalRetriever(index, name, top_k, floor=floor or DENSE_FLOOR, search=vectors.search)

@@ -4,7 +4,10 @@ question ─► QueryPlan (rewriting model, or the raw question)
          ─► snippet/search (≤40 passages) ‖ paper/search (≤20 abstracts)   — concurrently
          ─► candidates: drop passages of ≤20 words, duplicates, and abstracts of papers
             the snippet search already found
+         ─► snippets scored by Semantic Scholar below ``min_snippet_score`` dropped
          ─► rerank against the question (BM25 by default)
+         ─► relevance floor in the reranker's units (``relevance.py``): weak passages
+            dropped, and every one when even the best is weak (no references, no battle)
          ─► group per paper (score = best passage; passages in document order), top 30
          ─► paper/batch for the metadata snippet results lack (year, venue, authors)
          ─► Retrieval(backend="semantic_scholar", queries, filters, seconds)
@@ -24,6 +27,7 @@ from typing import Protocol
 
 from sciarena.errors import RetrievalError
 from sciarena.retrieval.grouping import group_passages
+from sciarena.retrieval.relevance import DENSE_FLOOR, MATCH_FLOOR, NOTHING_RELEVANT, RelevanceFloor
 from sciarena.retrieval.rerank import BM25Reranker, Reranker, rerank
 from sciarena.retrieval.rewrite import QueryPlan
 from sciarena.retrieval.semantic_scholar import (
@@ -43,6 +47,16 @@ NO_REWRITER = "no rewriting model configured"
 # first keeps a paper's passages in reading order.
 _KIND_RANK = {"title": 0, "abstract": 1, "body": 2}
 _KIND_STRIDE = 1_000_000_000
+# BM25 over the candidates alone: a candidate that shares no content word with the
+# question scores 0 and goes, and when none shares one there are no references. No
+# relative cut: the local one was calibrated on BM25 over a whole index, not on these
+# candidate-set scores, and no Semantic Scholar traffic could be measured offline.
+CANDIDATE_BM25_FLOOR = MATCH_FLOOR
+
+
+def floor_for(reranker: Reranker) -> RelevanceFloor:
+    """The relevance floor in ``reranker``'s score units."""
+    return DENSE_FLOOR if reranker.name == "dense" else CANDIDATE_BM25_FLOOR
 
 
 class Rewriter(Protocol):
@@ -56,10 +70,15 @@ class PipelineLimits:
     abstracts: int = 20  # asked of paper/search
     top_k: int = 30  # passages passed to the models
     min_words: int = 21  # a passage of 20 words or fewer is dropped
+    # Semantic Scholar's own snippet score below which a snippet is dropped before reranking.
+    # Off (0) by default: its scale is undocumented and no real traffic was measured offline.
+    min_snippet_score: float = 0.0
 
     def __post_init__(self) -> None:
         if min(self.snippets, self.abstracts, self.top_k) < 1:
             raise ValueError("retrieval limits must be at least 1")
+        if self.min_snippet_score < 0:
+            raise ValueError("min_snippet_score must not be negative")
 
 
 @dataclass(frozen=True)
@@ -76,12 +95,13 @@ def document_position(kind: str, start: int) -> int:
 
 
 def build_candidates(snippets: tuple[S2Snippet, ...], papers: tuple[S2Paper, ...],
-                     min_words: int) -> Candidates:
+                     min_words: int, min_score: float = 0.0) -> Candidates:
     """Snippets in API order, then abstracts of papers no kept snippet came from.
 
-    Drops texts shorter than ``min_words`` words and repeats (same passage, or the same
-    text under another paper id, as preprint and published versions often are). A
-    snippet's paper takes its metadata from the abstract results when they hold it.
+    Drops texts shorter than ``min_words`` words, snippets Semantic Scholar scored below
+    ``min_score``, and repeats (same passage, or the same text under another paper id, as
+    preprint and published versions often are). A snippet's paper takes its metadata
+    from the abstract results when they hold it.
     """
     full = {p.corpus_id: p for p in papers}
     seen_ids: set[str] = set()
@@ -98,6 +118,8 @@ def build_candidates(snippets: tuple[S2Snippet, ...], papers: tuple[S2Paper, ...
         return True
 
     for hit in snippets:
+        if hit.score < min_score:
+            continue
         cid = hit.paper.corpus_id
         passage_id = f"{cid}#{hit.kind}@{hit.start}"
         if not keep(passage_id, hit.text):
@@ -152,10 +174,12 @@ class SemanticScholarRetriever:
     backend_name = BACKEND
 
     def __init__(self, client: SemanticScholarClient, *, rewriter: Rewriter | None = None,
-                 reranker: Reranker | None = None, limits: PipelineLimits = PipelineLimits()) -> None:
+                 reranker: Reranker | None = None, limits: PipelineLimits = PipelineLimits(),
+                 floor: RelevanceFloor | None = None) -> None:
         self.client, self.rewriter = client, rewriter
         self.reranker = reranker or BM25Reranker()
         self.limits = limits
+        self.floor = floor or floor_for(self.reranker)
 
     def retrieve(self, question: str) -> Retrieval:
         """Run the pipeline; RetrievalError when neither search endpoint answers."""
@@ -163,18 +187,20 @@ class SemanticScholarRetriever:
         plan = self.rewriter.rewrite(question) if self.rewriter else QueryPlan.raw(question, NO_REWRITER)
         snippets, papers, note = self._search(plan)
         filters: dict[str, object] = {**plan.filters.params(), "rewriting": plan.label}
-        candidates = build_candidates(snippets, papers, self.limits.min_words)
+        limits = self.limits
+        candidates = build_candidates(snippets, papers, limits.min_words, limits.min_snippet_score)
         if not candidates.passages and not plan.filters.empty:
             # Filters a model read into the question can be stricter than the user meant.
             snippets, papers, note = self._search(replace(plan, filters=SearchFilters()))
-            candidates = build_candidates(snippets, papers, self.limits.min_words)
+            candidates = build_candidates(snippets, papers, limits.min_words, limits.min_snippet_score)
             filters["filters_dropped"] = True
             note = _join(note, "Nothing matched the filters read from your question; searched without them.")
-        ranked = rerank(self.reranker, question, candidates.passages)
-        references = group_passages(ranked, self.limits.top_k) if ranked else ()
+        ranked = self.floor.apply(rerank(self.reranker, question, candidates.passages))
+        references = group_passages(ranked, limits.top_k) if ranked else ()
         references = self._fill_metadata(references, candidates.incomplete)
         if not references:
-            note = _join(note, "Semantic Scholar found no passage for this question.")
+            note = _join(note, NOTHING_RELEVANT if candidates.passages
+                         else "Semantic Scholar found no passage for this question.")
         return Retrieval(question=question, references=references, backend=BACKEND,
                          queries=unique((plan.snippet_query, plan.keyword_query)), filters=filters,
                          seconds=time.perf_counter() - started, note=note)

