@@ -40,7 +40,7 @@ class Settings:
     s2_timeout_s: float = 10.0
     s2_max_rps: float | None = None  # requests per second to Semantic Scholar; None = 1 with a key, else no limit
     rewrite_model: str = ""  # catalogue model that rewrites questions into search queries; "" = none
-    reranker: str = "bm25"  # "bm25" | "dense" (needs the optional embedding extra)
+    reranker: str = "auto"  # "auto" | "bm25" | "dense" (dense needs the optional embedding extra)
     # "auto" (the catalogue's moderation model when its key is set, else local) | "openai" | "local" | "off"
     moderation: str = "auto"
     postprocess_model: str = ""  # catalogue model that moves citations to sentence ends; "" = rules only
@@ -77,7 +77,7 @@ class Settings:
             s2_timeout_s=_float(env, "S2_TIMEOUT", 10.0),
             s2_max_rps=_float(env, "S2_MAX_RPS", 0.0) if env.get("S2_MAX_RPS") else None,
             rewrite_model=env.get("SCIARENA_REWRITE_MODEL", "").strip(),
-            reranker=env.get("SCIARENA_RERANKER", "bm25").strip() or "bm25",
+            reranker=env.get("SCIARENA_RERANKER", "auto").strip() or "auto",
             moderation=env.get("SCIARENA_MODERATION", "auto").strip() or "auto",
             postprocess_model=env.get("SCIARENA_POSTPROCESS_MODEL", "").strip(),
             top_k=_int(env, "SCIARENA_TOP_K", 30),

@@ -107,6 +107,7 @@ def test_bad_questions_get_a_clear_message_and_write_nothing(arena, question, me
 def test_html_in_the_question_is_shown_as_text_and_unvoted_battles_write_nothing(arena):
     count = len(stored(arena))
     client = Client(arena.url, verbose=False)
-    outputs = client.predict("<script>alert('x')</script> transformer attention", api_name="/battle")
+    outputs = client.predict("<script>alert('x')</script> How does self-attention in the Transformer replace recurrence?",
+                             api_name="/battle")
     assert "<script>" not in json.dumps(outputs)
     assert len(stored(arena)) == count

@@ -51,3 +51,19 @@ def test_corpus_fields_with_lone_surrogates_are_read(tmp_path):
     ((paper, text),) = read_corpus_file(path)
     assert paper.title == "T\ufffd" and text == "A\ufffd" and paper.authors == ("N\ufffd",)
     assert replace(paper).paper_id.encode("utf-8")
+
+
+def test_semantic_scholar_results_with_lone_surrogates_are_read_as_text():
+    from fake_semantic_scholar import FakePaper, FakeSemanticScholar
+
+    from sciarena.retrieval.semantic_scholar import SemanticScholarClient
+
+    paper = FakePaper(corpus_id=77, title="Surrogate \ud800 survival analysis", authors=("Ana \udfff Ruiz",),
+                      year=2021, venue="J. Stat.", abstract="Lone \ud83d halves in survival analysis abstracts.")
+    with FakeSemanticScholar(papers=(paper,)) as server:
+        hits = SemanticScholarClient(server.base_url).paper_search("survival analysis", limit=5)
+    assert hits, "the fake server should find the paper"
+    found = hits[0]
+    for text in (found.title, found.abstract or "", *found.authors):
+        text.encode("utf-8")  # a lone surrogate would raise here, and later in the request to the model
+    assert "\ufffd" in found.title and "survival analysis" in found.title

@@ -55,7 +55,7 @@ class RetrievalOptions:
     s2_max_rps: float | None = None  # None: 1 request/s with a key (the usual key limit), unlimited without
     rewrite_model: str = ""  # a catalogue model name; empty: no rewriting, the raw question is searched
     rewrite_timeout_s: float = 20.0
-    reranker: str = "bm25"  # bm25 | dense
+    reranker: str = "auto"  # bm25 | dense | auto (dense when its optional extra is installed)
     moderation: str = "auto"  # auto (the moderation model when its key is set, else local) | openai | local | off
     moderation_model: str = MODERATION_MODEL  # the catalogue entry "auto" and "openai" use
 
@@ -130,7 +130,8 @@ def open_moderator(opts: RetrievalOptions, models: Models) -> Moderator | None:
 def _local(spec: str, opts: RetrievalOptions) -> Retriever:
     from sciarena.retrieval.local import open_local_retriever
 
-    return open_local_retriever(spec.strip(), cache_dir=opts.index_cache_dir, top_k=opts.top_k)
+    return open_local_retriever(spec.strip(), cache_dir=opts.index_cache_dir, top_k=opts.top_k,
+                                reranker=opts.reranker)
 
 
 def _semantic_scholar(opts: RetrievalOptions, models: Models) -> Retriever:

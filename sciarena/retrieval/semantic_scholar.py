@@ -28,6 +28,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from sciarena.errors import RetrievalError
+from sciarena.text import scrub_value
 from sciarena.types import Paper
 
 log = logging.getLogger(__name__)
@@ -303,8 +304,9 @@ def parse_retry_after(value: str | None) -> float | None:
 
 
 def _decode(response: requests.Response, path: str) -> Any:
+    """The JSON body, with lone surrogates (legal in JSON escapes, unencodable in UTF-8) replaced."""
     try:
-        return response.json()
+        return scrub_value(response.json())
     except ValueError:
         raise RetrievalError(f"Semantic Scholar returned malformed JSON for {path}.") from None
 
