@@ -36,7 +36,7 @@ def _battle(tmp_path, server, question: str, alpha: tuple[str, ...], beta: tuple
 
 def test_a_200_kb_unbroken_run_and_markdown_openers_do_not_stall_the_battle(tmp_path, server):
     run = "ACGT" * 50_000
-    shown, record = _battle(tmp_path, server, "What does the sequence encode?",
+    shown, record = _battle(tmp_path, server, "How is the genome sequence read and assembled?",
                             ("Sequence: ", run, " ends [1]."), ("[[" * 5_000, "(Lee et al. " * 2_000, " done [2]."))
     assert run in record["responseA"] + record["responseB"]
     assert "ends [1]." in record["responseA"] + record["responseB"] and ">[1]</a>." in shown
