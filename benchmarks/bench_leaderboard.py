@@ -46,10 +46,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sciarena.leaderboard import compute_leaderboard, table_from_arrays  # noqa: E402
-from sciarena.leaderboard.cache import CACHE_DIRNAME  # noqa: E402
+from sciarena.votes.copy import CACHE_DIRNAME  # noqa: E402
 from sciarena.leaderboard.style import fit_style, style_matrix  # noqa: E402
 from sciarena.leaderboard.synthetic import simulate, write_jsonl  # noqa: E402
-from sciarena.leaderboard.warmer import CacheWarmer  # noqa: E402
+from sciarena.votes.warmer import CacheWarmer  # noqa: E402
 
 ELO = 400.0 / math.log(10.0)
 STYLE = ("length", "citations", "supporting", "irrelevant")

@@ -16,9 +16,9 @@ from typing import Sequence
 
 import numpy as np
 
-from sciarena.leaderboard.data import OUTCOMES, VoteTable, table_from_arrays
+from sciarena.leaderboard.table import VoteTable, table_from_arrays
 from sciarena.types import DISCIPLINES, QUESTION_TYPES
-from sciarena.votes.schema import VOTE_FIELDS
+from sciarena.votes.schema import OUTCOMES, VOTE_FIELDS
 
 
 def simulate(ratings: Sequence[float], n_votes: int, *, seed: int = 0, tie_rate: float = 0.09,
