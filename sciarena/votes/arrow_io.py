@@ -13,6 +13,7 @@ keeping it off the import path of everything else.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any, Collection
 
@@ -98,6 +99,14 @@ def _text_buffers(array: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return offsets, data, _valid(text)
 
 
+def _first_bytes(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """Each text's first byte (0 for an empty text)."""
+    if not len(data):
+        return np.zeros(len(offsets) - 1, dtype=np.uint8)
+    first = data[np.minimum(offsets[:-1], len(data) - 1)]
+    return np.where(np.diff(offsets) > 0, first, np.uint8(0))
+
+
 def _strings(col: Any, n: int, decode: bool, lower: bool) -> tuple[tuple[str, ...], np.ndarray]:
     """Codes as ``columns.encode`` gives them: str.strip(), blanks and non-strings → -1."""
     import pyarrow as pa
@@ -125,9 +134,6 @@ def _json_value(text: str) -> object:
         return None
 
 
-_NUMBER = r"^-?[0-9]"  # a JSON number's text (true, "12", [1] are not numbers)
-
-
 def _number(col: Any, decode: bool) -> np.ndarray | None:
     """Floats where the value is a number, NaN elsewhere (as fields.number_of reads values)."""
     import pyarrow as pa
@@ -135,9 +141,12 @@ def _number(col: Any, decode: bool) -> np.ndarray | None:
 
     col = _chunk(col)
     if decode and _is_text(col.type):
-        mask = pc.match_substring_regex(col, _NUMBER)  # null where null: filter drops it
+        offsets, data, valid = _text_buffers(col)
+        first = _first_bytes(offsets, data)
+        # a JSON number's text starts with a digit or "-" (true, "12", [1], nan are not numbers)
+        rows = np.flatnonzero(valid & (((first >= 48) & (first <= 57)) | (first == 45)))
         values = np.full(len(col), np.nan)
-        values[_flags(mask)] = _floats(pc.cast(col.filter(mask), pa.float64()))
+        values[rows] = _floats(pc.cast(col.take(_indices(rows)), pa.float64()))
         return values
     if pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_null(col.type):
         return _floats(col)
@@ -165,15 +174,14 @@ def _timestamps(col: Any, decode: bool) -> np.ndarray | None:
 
     col = _chunk(col)
     if decode and _is_text(col.type):
-        seconds = _number(col, decode=True)
-        quoted = _flags(pc.starts_with(col, '"'))
-        escaped = quoted & _flags(pc.match_substring(col, "\\"))
-        plain = np.flatnonzero(quoted & ~escaped)
-        inner = pc.utf8_slice_codeunits(col.take(_indices(plain)), 1, -1)
-        seconds[plain] = _texts_to_seconds(inner)
-        for row in np.flatnonzero(escaped):  # a timestamp with an escape sequence: one by one
-            seconds[row] = timestamp_of(json.loads(col[int(row)].as_py()))
-        return seconds
+        numbers = _number(col, decode=True)
+        offsets, data, valid = _text_buffers(col)
+        seconds, rest = iso_seconds(offsets, data, valid, quoted=True)
+        rest = rest[_first_bytes(offsets, data)[rest] == ord('"')]  # numbers are done
+        for row in rest:  # other forms, escapes: one by one
+            value = _json_value(col[int(row)].as_py())
+            seconds[row] = timestamp_of(value) if isinstance(value, str) else math.nan
+        return np.where(np.isnan(seconds), numbers, seconds)
     if _is_text(col.type):
         return _texts_to_seconds(col)
     if pa.types.is_timestamp(col.type):

@@ -87,35 +87,41 @@ def empty_raw(skipped: Mapping[str, int] | None = None) -> RawColumns:
 
 
 # --- id fingerprints: a 64-bit hash of the id's JSON text, computed column-wise -----------------------
-_P = np.uint64(0x100000001B3)  # FNV's 64-bit prime as the polynomial base
-_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)  # splitmix64's finaliser
+_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)  # splitmix64's multipliers
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
 
 
 def id_fingerprints(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """uint64 per text (Arrow layout: ``data[offsets[i]:offsets[i + 1]]``), 0 where not ``valid``.
 
     The texts are ids written as JSON (``"abc"`` with its quotes, ``12``), so a string id and a
-    number never share a fingerprint. A polynomial over the bytes, then mixed; never 0 for an id."""
+    number never share a fingerprint. The value depends on the bytes only (never 0 for an id):
+    the length, then each 8-byte word (zero-padded) folded in with splitmix64's mixer."""
     offsets = np.asarray(offsets, dtype=np.int64)
-    n = len(valid)
-    out = np.zeros(n, dtype=np.uint64)
-    if n == 0:
-        return out
-    data = np.asarray(data, dtype=np.uint8)[offsets[0]:offsets[-1]]
-    starts, lengths = offsets[:-1] - offsets[0], np.diff(offsets)
+    valid = np.asarray(valid, dtype=bool)
+    lengths = np.where(valid, np.diff(offsets), 0)
+    padded = np.zeros(len(data) + 8, dtype=np.uint8)  # 8-byte reads past the last text stay in bounds
+    padded[:len(data)] = data
+    # every byte position as the start of a little-endian 8-byte word (unaligned reads)
+    words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    starts = offsets[:-1]
+    z = lengths.astype(np.uint64) * _M2
     with np.errstate(over="ignore"):
-        if len(data):
-            powers = np.cumprod(np.full(int(lengths.max()), _P, dtype=np.uint64))
-            position = np.arange(len(data)) - np.repeat(starts, lengths)
-            terms = (data.astype(np.uint64) + np.uint64(1)) * powers[position]
-            nonempty = lengths > 0
-            sums = np.add.reduceat(terms, np.minimum(starts, len(data) - 1))
-            out[nonempty] = sums[nonempty]
-        z = out ^ (lengths.astype(np.uint64) * _M2)
-        z = (z ^ (z >> np.uint64(30))) * _M1
-        z = (z ^ (z >> np.uint64(27))) * _M2
-        z ^= z >> np.uint64(31)
-    return np.where(np.asarray(valid, dtype=bool), z | np.uint64(1), np.uint64(0))
+        for k in range(int((lengths.max(initial=0) + 7) // 8)):
+            left = lengths - 8 * k  # bytes of this text from word k on
+            rows = slice(None) if left.min() > 0 else np.flatnonzero(left > 0)  # usually all of them
+            part = left[rows]
+            word = words[starts[rows] + 8 * k]
+            if part.min() < 8:
+                keep = (np.uint64(1) << (8 * np.minimum(part, 7)).astype(np.uint64)) - np.uint64(1)
+                word &= np.where(part < 8, keep, np.uint64(0xFFFFFFFFFFFFFFFF))
+            z[rows] = _mix(z[rows] ^ word)
+    return np.where(valid, z | np.uint64(1), np.uint64(0))
 
 
 def fingerprints_of(texts: Sequence[str | None]) -> np.ndarray:

@@ -157,29 +157,35 @@ _ISO_TAILS = tuple((_pattern(tail), len(tail), fraction) for tail, fraction in (
 _MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
-def iso_seconds(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray
+def iso_seconds(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray, *, quoted: bool = False
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Texts (Arrow layout: ``data[offsets[i]:offsets[i + 1]]``, ``valid`` per row) →
     (seconds, rows left for :func:`timestamp_of`). Seconds equal
     ``datetime.fromisoformat(text).timestamp()`` (UTC when naive) for the common
-    forms read here; empty texts and invalid rows are NaN, as timestamp_of gives them."""
+    forms read here; empty texts and invalid rows are NaN, as timestamp_of gives them.
+    ``quoted``: the texts are JSON (a string's quotes are skipped; anything else is left)."""
     n = len(valid)
     seconds = np.full(n, np.nan)
-    lengths = np.diff(offsets)
-    rows = np.flatnonzero(valid & (lengths >= 19) & (lengths <= 32))
+    starts, lengths = offsets[:-1].astype(np.int64), np.diff(offsets)
     padded = np.zeros(len(data) + 48, dtype=np.uint8)  # 40-byte reads past the last text
     padded[:len(data)] = data
-    # one 40-byte element per offset: a gather copies each text's head in one go
-    spans = np.ndarray((len(padded) - 39,), dtype="V40", buffer=padded, strides=(1,))
+    candidates = valid
+    if quoted:
+        candidates = valid & (padded[starts] == ord('"')) & (lengths >= 2)
+        starts, lengths = starts + 1, lengths - 2
+    rows = np.flatnonzero(candidates & (lengths >= 19) & (lengths <= 32))
+    # every byte position as the start of a little-endian 8-byte word (unaligned reads)
+    words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
     done = np.zeros(len(rows), dtype=bool)
     # blocks keep the temporaries in cache (fresh large arrays cost page faults)
     for lo in range(0, len(rows), 1 << 16):
         block = rows[lo:lo + (1 << 16)]
-        w = spans[offsets[block]].view("<u8").reshape(len(block), 5)
+        head = starts[block]
+        w = np.stack([words[head + 8 * k] for k in range(5)], axis=1)
         ok, value = _iso_block(w, lengths[block])
         seconds[block[ok]] = value[ok]
         done[lo:lo + len(block)] = ok
-    left = valid & (lengths > 0)
+    left = valid & (np.diff(offsets) > 0)
     left[rows[done]] = False
     return seconds, np.flatnonzero(left)
 
