@@ -79,7 +79,7 @@ def _run(path: Path, seen: Collection[str], texts: bool) -> tuple[Any, set[str]]
 
     sql, unread = query(path, seen, texts)
     try:
-        with duckdb.connect() as connection:
+        with duckdb.connect(config={"enable_progress_bar": False}) as connection:  # it writes to stdout
             return connection.sql(sql).to_arrow_table(), unread
     except duckdb.Error:
         return None
