@@ -10,7 +10,10 @@ unpenalised logistic regression solved with scipy's L-BFGS-B, per fit):
    with the copy current, a foreign file of our schema read for the first time (no copy),
    and a foreign file of the released schema (no length or count fields) read for the first
    time, without and with ``--style length,citations`` (which needs the answers' lengths);
-3. style control (4 features) fit + 100 bootstrap rounds on 100,000 votes.
+3. style control (4 features) fit + 100 bootstrap rounds on 100,000 votes;
+4. the JSON-lines readers alone on the million-vote file of our schema (why DuckDB): the
+   standard library per line, pyarrow's JSON reader given only the needed fields, DuckDB's
+   reader as ``sciarena.votes.duck`` runs it (with the conversion to columns).
 
 Reference costs that would take minutes (100 per-vote bootstrap fits) are measured on
 a few rounds and extrapolated; the output says which numbers are extrapolated.
@@ -18,7 +21,7 @@ a few rounds and extrapolated; the output says which numbers are extrapolated.
 The machine is shared: the load average is printed with the figures, and CPU
 seconds are given next to wall seconds for the CLI runs.
 
-Run:  /work/venv/bin/python benchmarks/bench_leaderboard.py [--votes N] [--dir DIR] [--sections 123]
+Run:  /work/venv/bin/python benchmarks/bench_leaderboard.py [--votes N] [--dir DIR] [--sections 1234]
       (``--sections 2``: only the CLI runs; the reference is then the
       standard-library parse alone, without the extrapolated per-vote fits)
 """
@@ -124,7 +127,7 @@ def main() -> None:
     parser.add_argument("--votes", type=int, default=1_000_000)
     parser.add_argument("--models", type=int, default=40)
     parser.add_argument("--dir", type=Path, default=None, help="where to write the JSONL file")
-    parser.add_argument("--sections", default="123", help="which sections to run, e.g. 2 or 13")
+    parser.add_argument("--sections", default="1234", help="which sections to run, e.g. 2 or 13")
     args = parser.parse_args()
     n, m = args.votes, args.models
     truth = np.random.default_rng(0).normal(0, 150, m)
@@ -139,6 +142,8 @@ def main() -> None:
         section_cli(table, n, ref_lb, args.dir)
     if "3" in args.sections:
         section_style(truth, m)
+    if "4" in args.sections:
+        section_readers(table, args.dir)
 
 
 def section_memory(table, truth: np.ndarray, n: int, m: int) -> float:
@@ -275,6 +280,40 @@ def section_style(truth: np.ndarray, m: int) -> None:
     print(f"  γ = {np.round(result.gamma, 3).tolist()}; max |γ − reference γ| = {gamma_diff:.1e}")
     line("fit + 100 bootstrap rounds", t_style, ref_style,
          "  (reference bootstrap extrapolated from 3 rounds)")
+
+
+def section_readers(table, folder_arg: Path | None) -> None:
+    """4. JSON-lines readers compared on one file (parse to columns only, no leaderboard)."""
+    import mmap
+
+    import pyarrow as pa
+    import pyarrow.json as pj
+
+    from sciarena.votes.duck import read_lines
+    from sciarena.votes.fields import STRING_FIELDS
+    from sciarena.votes.parse import leading_keys
+
+    folder = folder_arg or Path(tempfile.mkdtemp(prefix="bench-readers-"))
+    path = folder / "readers" / "votes-bench.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        write_jsonl(table, path)
+    t_ref, _ = timed(_parse_reference, path)
+    fields = [pa.field(f, pa.string()) for f in ("id", *STRING_FIELDS, "timestamp")]
+    fields += [pa.field(f, pa.float64()) for f in ("length_a", "length_b", "num_citations_a", "num_citations_b")]
+    options = pj.ParseOptions(explicit_schema=pa.schema(fields), unexpected_field_behavior="ignore")
+    t_arrow, _ = timed(pj.read_json, path, parse_options=options)
+    with open(path, "rb") as handle:
+        view = memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
+        t_duck, raw = timed(read_lines, view, leading_keys(view), str(path), whole_file=path)
+        view.release()
+    assert raw is not None and len(raw) == table.n_votes
+    print(f"\n4. JSON-lines readers on {path.stat().st_size / 1e6:,.0f} MB (parse to columns only)")
+    print("  load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    line("pyarrow.json.read_json, explicit schema of the needed fields", t_arrow, t_ref)
+    line("DuckDB read_json + conversion (sciarena.votes.duck.read_lines)", t_duck, t_ref)
+    if folder_arg is None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""``sciarena leaderboard``: print the leaderboard of a vote file or folder.
+"""``sciarena leaderboard``: print the leaderboard of vote files, folders or Hub dataset ids.
 
 ``add_parser(subparsers)`` registers the sub-command (``python -m sciarena``);
 ``main(argv)`` runs it standalone. Bad input is a message on stderr and exit code 2,

@@ -119,14 +119,14 @@ _WORDS = ("perovskite", "grain", "boundary", "ion", "migration", "defect", "inte
           "recombination", "efficiency", "[1]", "(Smith et al. 2023a)", "the", "of", "and", "in")
 
 
-def write_released_jsonl(table: VoteTable, path: Path, *, text_scale: float = 0.25) -> None:
+def write_released_jsonl(table: VoteTable, path: Path, *, text_scale: float = 0.1) -> None:
     """Write the votes as JSON lines in the released SciArena schema (no length or count fields).
 
     Answers have ``text_scale`` × the table's lengths in characters (the default keeps the file
     near the size of ``write_jsonl``'s); citation lists have the table's citation counts."""
     rng = np.random.default_rng(0)
     filler = " ".join(rng.choice(_WORDS, 4000).tolist())
-    citation = {"concise_authors": "Smith et al. 2023a", "content": filler[:40]}
+    citation = {"concise_authors": "Smith et al. 2023a", "content": filler[:12]}
     lengths = (np.nan_to_num(table.features["length"]) * text_scale).astype(int).tolist()
     counts = np.nan_to_num(table.features["citations"]).astype(int).tolist()
     subjects = list(table.subjects) + [None]

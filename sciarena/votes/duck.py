@@ -14,6 +14,7 @@ key) makes this reader decline, and the standard library reads the file, countin
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -22,6 +23,8 @@ from typing import Any, Collection
 from sciarena.votes.arrow_io import arrow_to_raw
 from sciarena.votes.columns import RawColumns
 from sciarena.votes.fields import ALIASES, DERIVED, NUMERIC_SOURCES, REQUIRED, key_of
+
+log = logging.getLogger(__name__)
 
 _LISTS = {"citations_a", "citations_b"}
 
@@ -48,7 +51,7 @@ def query(path: Path, seen: Collection[str], texts: bool) -> tuple[str, set[str]
             select.append(f"length({_quoted(source)}) AS {_quoted(source)}")
     spec = "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in columns.items()) + "}"
     sql = (f"SELECT {', '.join(select)} FROM read_json({_literal(str(path))}, "
-           f"format='newline_delimited', columns={spec}, maximum_object_size=1073741824)")
+           f"format='newline_delimited', columns={spec})")
     return sql, set() if texts else derived
 
 
@@ -78,8 +81,10 @@ def _run(path: Path, seen: Collection[str], texts: bool) -> tuple[Any, set[str]]
     import duckdb
 
     sql, unread = query(path, seen, texts)
-    try:
-        with duckdb.connect(config={"enable_progress_bar": False}) as connection:  # it writes to stdout
+    with duckdb.connect() as connection:
+        connection.execute("SET enable_progress_bar = false")  # it would write to stdout, into the CLI's JSON
+        try:
             return connection.sql(sql).to_arrow_table(), unread
-    except duckdb.Error:
-        return None
+        except duckdb.Error as err:  # a line it cannot take: the standard library reads the file and counts it
+            log.info("%s: fast reader declined (%s); reading it line by line", path.name, str(err)[:200])
+            return None
