@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Collection
 
@@ -91,10 +93,11 @@ def _text_buffers(array: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(offsets, bytes, valid) of a string array, as numpy views."""
     import pyarrow as pa
 
-    text = array.cast(pa.large_string())
+    text = array if pa.types.is_string(array.type) else array.cast(pa.large_string())
     n = len(text)
     buffers = text.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=np.int64)[text.offset:text.offset + n + 1]
+    width = np.int32 if pa.types.is_string(text.type) else np.int64
+    offsets = np.frombuffer(buffers[1], dtype=width)[text.offset:text.offset + n + 1].astype(np.int64)
     data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.empty(0, np.uint8)
     return offsets, data, _valid(text)
 
@@ -107,7 +110,7 @@ def _first_bytes(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
     return np.where(np.diff(offsets) > 0, first, np.uint8(0))
 
 
-def _strings(col: Any, n: int, decode: bool, lower: bool) -> tuple[tuple[str, ...], np.ndarray]:
+def _strings(col: Any, n: int, decode: bool, lower: bool = False) -> tuple[tuple[str, ...], np.ndarray]:
     """Codes as ``columns.encode`` gives them: str.strip(), blanks and non-strings → -1."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -207,6 +210,22 @@ def _ids(col: Any, n: int, decode: bool) -> np.ndarray:
                             for v in col.to_pylist()])
 
 
+def _numeric(table: Any, name: str, decode: bool, unread: Collection[str]) -> tuple[np.ndarray | None, bool]:
+    """(values of one numeric column or None, whether nothing was left underived for want of texts)."""
+    names = set(table.column_names)
+    values: np.ndarray | None = None
+    for key in NUMERIC_SOURCES[name]:  # first recorded key per row, as the Python path
+        if key in names and (found := _number(table.column(key), decode)) is not None:
+            values = found if values is None else np.where(np.isnan(values), found, values)
+    source = DERIVED.get(name)
+    if source is None or (values is not None and not np.isnan(values).any()):
+        return values, True
+    fallback = _derived(table.column(source)) if source in names else None
+    if fallback is not None:
+        values = fallback if values is None else np.where(np.isnan(values), fallback, values)
+    return values, source not in unread
+
+
 def arrow_to_raw(table: Any, origin: str, *, decode: bool = False,
                  unread: Collection[str] = ()) -> RawColumns:
     """A pyarrow Table → raw columns.
@@ -214,40 +233,36 @@ def arrow_to_raw(table: Any, origin: str, *, decode: bool = False,
     ``decode``: the columns hold each value's JSON text (DuckDB's read of JSON lines); else
     native types (Parquet). ``unread``: derivation sources (answers, citation lists) the file has
     but the reader skipped; a value that would be derived from one stays NaN and the result is
-    marked incomplete."""
+    marked incomplete. Columns are converted on a thread each (numpy and Arrow release the GIL)."""
     names = set(table.column_names)
     check_fields(names, origin)
     n = table.num_rows
-    column = lambda name: table.column(name) if name in names else None  # noqa: E731
-    numeric = np.full((n, len(NUMERIC_COLUMNS)), np.nan, dtype=np.float32)
-    complete = True
-    for k, name in enumerate(NUMERIC_COLUMNS):
-        values: np.ndarray | None = None
-        for key in NUMERIC_SOURCES[name]:  # first recorded key per row, as the Python path
-            if key in names and (found := _number(table.column(key), decode)) is not None:
-                values = found if values is None else np.where(np.isnan(values), found, values)
-        source = DERIVED.get(name)
-        if source is not None and (values is None or np.isnan(values).any()):
-            fallback = _derived(table.column(source)) if source in names else None
-            if fallback is not None:
-                values = fallback if values is None else np.where(np.isnan(values), fallback, values)
-            complete &= source not in unread
-        if values is not None:
-            numeric[:, k] = values
     keys = {name: key_of(name, names) for name in ALIASES}
-    strings = {f: _strings(column(keys[f]) if keys[f] else None, n, decode, lower=f == "vote")
-               for f in STRING_FIELDS}
-    (models_a, a), (models_b, b) = strings["modelA"], strings["modelB"]
+    column = lambda name: table.column(keys[name]) if keys[name] else None  # noqa: E731
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        numbers = [pool.submit(_numeric, table, name, decode, unread) for name in NUMERIC_COLUMNS]
+        strings = {f: pool.submit(_strings, column(f), n, decode, f == "vote") for f in STRING_FIELDS}
+        stamps = pool.submit(_timestamps, column("timestamp"), decode) if keys["timestamp"] else None
+        ids = pool.submit(_ids, column("id"), n, decode)
+        numeric = np.full((n, len(NUMERIC_COLUMNS)), np.nan, dtype=np.float32)
+        complete = True
+        for k, future in enumerate(numbers):
+            values, done = future.result()
+            complete &= done
+            if values is not None:
+                numeric[:, k] = values
+        text = {f: future.result() for f, future in strings.items()}
+        timestamp = np.full(n, np.nan) if stamps is None or (got := stamps.result()) is None else got
+        fingerprints = ids.result()
+    (models_a, a), (models_b, b) = text["modelA"], text["modelB"]
     models = tuple(dict.fromkeys(models_a + models_b))
     index = {m: i for i, m in enumerate(models)}
     remap_b = np.array([index[m] for m in models_b] + [-1], dtype=np.int32)
-    stamps = _timestamps(table.column(keys["timestamp"]), decode) if keys["timestamp"] else None
     return RawColumns(
-        models=models, model_a=a, model_b=remap_b[b], labels=strings["vote"][0], vote=strings["vote"][1],
-        subjects=strings["subject"][0], subject=strings["subject"][1],
-        question_types=strings["question_type"][0], question_type=strings["question_type"][1],
-        numeric=numeric, timestamp=np.full(n, np.nan) if stamps is None else stamps,
-        ids=_ids(column(keys["id"]) if keys["id"] else None, n, decode), complete=complete)
+        models=models, model_a=a, model_b=remap_b[b], labels=text["vote"][0], vote=text["vote"][1],
+        subjects=text["subject"][0], subject=text["subject"][1],
+        question_types=text["question_type"][0], question_type=text["question_type"][1],
+        numeric=numeric, timestamp=timestamp, ids=fingerprints, complete=complete)
 
 
 def read_parquet(path: Path, *, texts: bool = False) -> RawColumns:

@@ -176,6 +176,9 @@ def concat_raw(parts: Sequence[RawColumns]) -> RawColumns:
 
 def drop_duplicates(raw: RawColumns) -> RawColumns:
     """The first record of each id, in order; the others are counted under ``"duplicate id"``."""
+    ordered = np.sort(raw.ids)
+    if not ((ordered[1:] == ordered[:-1]) & (ordered[1:] != 0)).any():
+        return raw  # the usual case, told by a plain sort
     order = np.argsort(raw.ids, kind="stable")  # stable: the first in reading order comes first
     ordered = raw.ids[order]
     repeat = np.zeros(len(raw), dtype=bool)
