@@ -315,7 +315,7 @@ def _lines(records: list[dict]) -> bytes:
 
 
 def _both_paths(data: bytes):
-    """(pyarrow reader's raw columns or None, its table (else parse_lines'), table via the stdlib)."""
+    """(fast reader's raw columns or None, its table (else parse_lines'), table via the stdlib)."""
     view = memoryview(data)
     arrow = read_lines(view, leading_keys(view), "f")
     fast = build_table(arrow) if arrow is not None else build_table(parse_lines(data, "f"))
@@ -326,7 +326,7 @@ def test_fast_path_equals_python_path_on_adversarial_records():
     rng = random.Random(7)
     data = _lines([_our_record(rng, i) for i in range(800)])
     arrow, fast, slow = _both_paths(data)
-    assert arrow is not None, "the pyarrow reader should take these lines"
+    assert arrow is not None, "the fast reader should take these lines"
     assert_same_table(fast, slow)
     # the cases the data was built for are really there
     assert {"İstanbul-LM", "tab\tname", 'model "q"', "Claude-4"} <= set(fast.models)
@@ -390,7 +390,7 @@ def test_invalid_utf8_line_is_counted_not_fatal(tmp_path: Path):
 
 
 def test_fast_path_does_not_import_pandas(tmp_path: Path):
-    # pyarrow's to_numpy() imports pandas (half a second) once an array has nulls
+    # pyarrow's to_numpy() and pa.array/pa.scalar import pandas (half a second): the reader avoids them
     path = tmp_path / "votes.jsonl"
     write_jsonl(simulate([0, 100, 200], 2500, seed=1), path)
     assert path.stat().st_size > SMALL_INPUT_BYTES  # so the fast reader is the one used
