@@ -172,3 +172,16 @@ def test_a_missing_hub_dataset_is_one_line_and_exit_code_2(hub, tmp_path):
     proc = cli("--votes", "org/nothing-here", env=_hub_env(hub, tmp_path / "hf"))
     assert proc.returncode == 2 and "could not read the dataset" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_vote_table_takes_records_as_well_as_columns(tmp_path):
+    from sciarena.leaderboard import vote_table
+
+    path = tmp_path / "votes-1.jsonl"
+    path.write_text("".join(json.dumps(make_record(i)) + "\n" for i in range(12)))
+    from_records = vote_table(load(path))
+    from_columns = load_votes(path, texts=True)
+    assert from_records.models == from_columns.models
+    for name in ("a", "b", "outcome", "subject", "timestamp"):
+        assert np.array_equal(getattr(from_records, name), getattr(from_columns, name), equal_nan=True), name
+    assert np.array_equal(from_records.features["length"], from_columns.features["length"])
