@@ -17,7 +17,7 @@ from sciarena.battle import BattleRunner, Progress, new_battle, sample_pair, val
 from sciarena.classify import classify_question, infer_subject
 from sciarena.config import Settings
 from sciarena.errors import RetrievalError, SciArenaError
-from sciarena.leaderboard.warmer import CacheWarmer
+from sciarena.votes.warmer import CacheWarmer
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever, open_retriever
 from sciarena.types import GenerationRequest, Vote

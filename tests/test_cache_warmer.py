@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 
 from sciarena.leaderboard import load_votes
-from sciarena.leaderboard.cache import cache_path
-from sciarena.leaderboard.warmer import CacheWarmer
+from sciarena.votes.copy import cache_path
+from sciarena.votes.warmer import CacheWarmer
 from sciarena.types import Vote
 from sciarena.votes.schema import vote_record
 from sciarena.votes.store import LocalVoteStore
@@ -28,7 +28,7 @@ def test_warm_once_caches_each_shard_and_follows_appends(tmp_path):
 
 
 def _covers_whole_file(shard) -> bool:
-    from sciarena.leaderboard.cache import _load
+    from sciarena.votes.copy import _load
 
     cached = _load(cache_path(shard), shard)
     return cached is not None and cached.consumed == shard.stat().st_size

@@ -14,6 +14,7 @@ from sciarena.errors import LeaderboardInputError
 from sciarena.leaderboard import compute_leaderboard, table_from_arrays, to_dict
 from sciarena.leaderboard import bradley_terry as bt
 from sciarena.leaderboard import elo
+from sciarena.votes.schema import score_of_a
 from sciarena.leaderboard.synthetic import simulate
 
 ELO = 400.0 / math.log(10.0)
@@ -188,7 +189,7 @@ def test_online_elo_depends_on_order_and_batch_matches_loop():
     orders = np.tile(np.arange(table.n_votes, dtype=np.int32), (6, 1))
     np.random.default_rng(0).permuted(orders, axis=1, out=orders)
     order = orders[2]
-    loop = elo.online_elo(table.a[order], table.b[order], elo.scores(table.outcome[order]), 5, k=16.0)
+    loop = elo.online_elo(table.a[order], table.b[order], score_of_a(table.outcome[order]), 5, k=16.0)
     assert np.allclose(loop, shuffled[2])
     lb = compute_leaderboard(table, method="elo", bootstrap=20, k=16.0)
     assert lb.method == "elo" and lb.k == 16.0 and len(lb.rows) == 5

@@ -16,14 +16,14 @@ import pytest
 
 from sciarena.errors import LeaderboardInputError
 from sciarena.leaderboard import load_votes, table_from_arrays
-from sciarena.leaderboard.arrow_io import fast_schema, read_lines
-from sciarena.leaderboard.cache import cache_path
-from sciarena.leaderboard.data import NUMERIC_COLUMNS, VoteTable, build_table
-from sciarena.leaderboard.fields import timestamp_of
-from sciarena.leaderboard.parse import (
-    SMALL_INPUT_BYTES, _leading_keys, parse_lines, parse_lines_python,
-)
 from sciarena.leaderboard.synthetic import simulate, write_jsonl
+from sciarena.leaderboard.table import VoteTable
+from sciarena.leaderboard.table import vote_table as build_table
+from sciarena.votes.columns import NUMERIC_COLUMNS
+from sciarena.votes.copy import cache_path
+from sciarena.votes.duck import read_lines
+from sciarena.votes.fields import timestamp_of
+from sciarena.votes.parse import SMALL_INPUT_BYTES, leading_keys, parse_lines, parse_lines_python
 from sciarena.votes.schema import VOTE_FIELDS
 
 # Released-schema records as they appear in the public train.json: mixed-case votes,
@@ -77,7 +77,9 @@ def check_released(table: VoteTable) -> None:
 def test_released_schema_json_array(tmp_path: Path):
     path = tmp_path / "train.json"
     path.write_text(RELEASED)
-    check_released(load_votes(path))
+    check_released(load_votes(path, texts=True))
+    plain = load_votes(path)  # without texts (no --style) the answers are not read
+    assert np.isnan(plain.features["length"]).all() and plain.outcome.tolist() == [0, 1, 2, 3]
 
 
 def test_released_schema_json_lines(tmp_path: Path):
@@ -86,7 +88,7 @@ def test_released_schema_json_lines(tmp_path: Path):
     for name in ("votes.jsonl", "votes.json"):  # a .json file may hold JSON lines too
         path = tmp_path / name
         path.write_text("\n".join(lines) + "\n")
-        check_released(load_votes(path, cache=False))
+        check_released(load_votes(path, cache=False, texts=True))
         path.unlink()
 
 
@@ -257,23 +259,25 @@ def test_appends_are_parsed_alone_the_prefix_comes_from_the_cache(tmp_path: Path
     assert name(cached, cached.a[tail]) == name(fresh, fresh.a[tail])
 
 
-def test_fast_reader_rejects_odd_types_and_python_path_takes_over(tmp_path: Path):
+def test_a_count_of_the_wrong_type_is_counted_from_the_answer_when_texts_are_read(tmp_path: Path):
     path = tmp_path / "votes.jsonl"
-    write_jsonl(simulate([0, 60, 120], 2500, seed=6), path)  # above SMALL_INPUT_BYTES: pyarrow first
+    write_jsonl(simulate([0, 60, 120], 2500, seed=6), path)  # above SMALL_INPUT_BYTES: the fast reader
     assert path.stat().st_size > SMALL_INPUT_BYTES
     lines = path.read_text().splitlines()
     odd = json.loads(lines[10])
-    odd["length_a"] = "very long"  # a string where pyarrow's schema expects a number
+    odd["length_a"] = "very long"  # a string where a number belongs: not a length
     lines[10] = json.dumps(odd)
     path.write_text("\n".join(lines) + "\n")
-    table = load_votes(path, cache=False)
+    table = load_votes(path, cache=False, texts=True)
     assert table.n_votes == 2500
     # an unusable length falls back to counting the answer's characters
     assert table.features["length"][10, 0] == len(odd["responseA"])
     assert np.isfinite(np.delete(table.features["length"][:, 0], 10)).all()
+    without = load_votes(path, cache=False)  # the answers are not read: that length is unknown
+    assert np.isnan(without.features["length"][10, 0]) and without.n_votes == 2500
 
 
-# --- The pyarrow fast path must give exactly what the standard-library path gives. ---
+# --- The fast reader (DuckDB) must give exactly what the standard-library path gives. ---
 
 TRICKY_TEXT = ['plain answer [1].', 'quoted ", "modelA": "X", "vote": "A" inside an answer',
                'back\\slash, \\" escaped quote, \\\\ double', 'unicode é 漢字 😀 \u2028 separator',
@@ -311,9 +315,9 @@ def _lines(records: list[dict]) -> bytes:
 
 
 def _both_paths(data: bytes):
-    """(pyarrow reader's raw columns or None, its table (else parse_lines'), table via the stdlib)."""
+    """(fast reader's raw columns or None, its table (else parse_lines'), table via the stdlib)."""
     view = memoryview(data)
-    arrow = read_lines(view, fast_schema(_leading_keys(view)), "f")
+    arrow = read_lines(view, leading_keys(view), "f")
     fast = build_table(arrow) if arrow is not None else build_table(parse_lines(data, "f"))
     return arrow, fast, build_table(parse_lines_python(data, "f"))
 
@@ -322,7 +326,7 @@ def test_fast_path_equals_python_path_on_adversarial_records():
     rng = random.Random(7)
     data = _lines([_our_record(rng, i) for i in range(800)])
     arrow, fast, slow = _both_paths(data)
-    assert arrow is not None, "the pyarrow reader should take these lines"
+    assert arrow is not None, "the fast reader should take these lines"
     assert_same_table(fast, slow)
     # the cases the data was built for are really there
     assert {"İstanbul-LM", "tab\tname", 'model "q"', "Claude-4"} <= set(fast.models)
@@ -358,15 +362,20 @@ def test_alternative_keys_follow_the_first_thousand_records_rule():
     assert np.isnan(fast.features["irrelevant"]).all()
 
 
-def test_a_length_to_derive_sends_the_file_to_the_python_path():
+def test_a_length_to_derive_is_counted_only_when_texts_are_asked_for():
     rng = random.Random(3)
     records = [_our_record(rng, i) for i in range(50)]
-    records[20]["length_b"] = None  # the Python path counts responseB's characters
-    arrow, fast, slow = _both_paths(_lines(records))
-    assert arrow is None
-    assert_same_table(fast, slow)
-    raw = parse_lines(_lines(records), "f")
-    assert raw.numeric[20, NUMERIC_COLUMNS.index("length_b")] == len(records[20]["responseB"])
+    records[20]["length_b"] = None  # to be counted from responseB's characters
+    data = _lines(records)
+    view = memoryview(data)
+    lazy = read_lines(view, leading_keys(view), "f")
+    assert lazy is not None and not lazy.complete
+    assert np.isnan(lazy.numeric[20, NUMERIC_COLUMNS.index("length_b")])
+    full = read_lines(view, leading_keys(view), "f", texts=True)
+    assert full is not None and full.complete
+    assert full.numeric[20, NUMERIC_COLUMNS.index("length_b")] == len(records[20]["responseB"])
+    assert_same_table(build_table(full), build_table(parse_lines_python(data, "f", texts=True)))
+    assert_same_table(build_table(lazy), build_table(parse_lines_python(data, "f")))
 
 
 def test_invalid_utf8_line_is_counted_not_fatal(tmp_path: Path):
@@ -381,20 +390,20 @@ def test_invalid_utf8_line_is_counted_not_fatal(tmp_path: Path):
 
 
 def test_fast_path_does_not_import_pandas(tmp_path: Path):
-    # pyarrow's to_numpy() imports pandas (half a second) once an array has nulls
+    # pyarrow's to_numpy() and pa.array/pa.scalar import pandas (half a second): the reader avoids them
     path = tmp_path / "votes.jsonl"
     write_jsonl(simulate([0, 100, 200], 2500, seed=1), path)
-    assert path.stat().st_size > SMALL_INPUT_BYTES  # so the pyarrow reader is the one used
+    assert path.stat().st_size > SMALL_INPUT_BYTES  # so the fast reader is the one used
     code = ("import sys; from sciarena.leaderboard import load_votes; "
             f"t = load_votes({str(path)!r}, cache=False); "
-            "assert t.n_votes == 2500; print('pyarrow.json' in sys.modules, 'pandas' in sys.modules)")
+            "assert t.n_votes == 2500; print('duckdb' in sys.modules, 'pandas' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.split() == ["True", "False"]
 
 
 def test_small_inputs_skip_pyarrow_and_give_the_same_table(tmp_path: Path):
-    # the incremental cache parses the last minute of votes: importing pyarrow would cost more
+    # the incremental copy parses the last minute of votes: starting the fast reader would cost more
     path = tmp_path / "votes.jsonl"
     write_jsonl(simulate([0, 100, 200], 300, seed=1), path)
     code = ("import sys; from sciarena.leaderboard import load_votes; "
@@ -404,6 +413,6 @@ def test_small_inputs_skip_pyarrow_and_give_the_same_table(tmp_path: Path):
                          cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.strip() == "False"
     view = memoryview(path.read_bytes())
-    arrow = read_lines(view, fast_schema(_leading_keys(view)), "f")
+    arrow = read_lines(view, leading_keys(view), "f")
     assert arrow is not None
     assert_same_table(build_table(arrow), load_votes(path, cache=False))

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sciarena.errors import EvaluationInputError
-from sciarena.leaderboard.data import OUTCOMES, VOTE_LABELS
+from sciarena.votes.schema import OUTCOMES, outcome_of
 from sciarena.types import DISCIPLINES
 
 DEFAULT_PER_SIDE = 250
@@ -114,9 +114,7 @@ class Benchmark:
 
 def normalise_vote(label: object) -> str | None:
     """"A", "B", "tie" or "bad" from a vote label, read as the leaderboard reads it; None when unrecognised."""
-    if not isinstance(label, str):
-        return None
-    code = VOTE_LABELS.get(label.strip().lower())
+    code = outcome_of(label)
     return None if code is None else OUTCOMES[code]
 
 

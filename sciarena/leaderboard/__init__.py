@@ -1,9 +1,11 @@
-"""The leaderboard: votes → Bradley–Terry ratings with bootstrap intervals (pure numpy/scipy).
+"""The leaderboard: a vote table → Bradley–Terry ratings with bootstrap intervals (pure numpy/scipy).
 
-Loading (``load``, ``parse``, ``cache``) is separate from the statistics
-(``bradley_terry``, ``style``, ``elo``); ``compute.compute_leaderboard`` is the one
-function the UI and the CLI share; ``views`` and ``plots`` derive tables and figures.
-Matplotlib and pyarrow are imported only by the functions that need them.
+``table.vote_table`` makes the :class:`VoteTable` from what ``sciarena.votes.read`` reads (or
+from plain records); the statistics (``bradley_terry``, ``style``, ``elo``) and
+``compute.compute_leaderboard`` — the one function the UI and the CLI share — are pure
+functions of it; ``views`` and ``plots`` derive tables and figures. ``load_votes`` chains
+reading and ``vote_table`` for callers that start from files. Matplotlib is imported only by
+the functions that need it.
 """
 
 from sciarena.leaderboard.compute import (
@@ -15,8 +17,7 @@ from sciarena.leaderboard.compute import (
     to_dict,
     to_json,
 )
-from sciarena.leaderboard.data import VoteTable, table_from_arrays
-from sciarena.leaderboard.load import load_votes
+from sciarena.leaderboard.table import VoteTable, load_votes, table_from_arrays, vote_table
 
 __all__ = [
     "PROVISIONAL_BATTLES",
@@ -29,4 +30,5 @@ __all__ = [
     "table_from_arrays",
     "to_dict",
     "to_json",
+    "vote_table",
 ]

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sciarena.leaderboard.data import OUTCOME_A, OUTCOME_B, VoteTable
+from sciarena.leaderboard.table import VoteTable
+from sciarena.votes.schema import score_of_a
 
 ELO_SCALE = 400.0
 ELO_BASE = 10.0
@@ -86,7 +87,7 @@ def from_cells(cells: np.ndarray, n_models: int) -> PairCounts:
     rb, ro = np.divmod(rem, 4)
     lo, hi = np.minimum(ra, rb), np.maximum(ra, rb)
     # half-wins credited to the lower-indexed model of the pair
-    win_a = np.where(ro == OUTCOME_A, 1.0, np.where(ro == OUTCOME_B, 0.0, 0.5))
+    win_a = score_of_a(ro)
     score = np.where(ra == lo, win_a, 1.0 - win_a)
     pair_key = lo * m + hi
     order = np.argsort(pair_key, kind="stable")

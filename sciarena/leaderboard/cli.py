@@ -1,4 +1,4 @@
-"""``sciarena leaderboard``: print the leaderboard of a vote file or folder.
+"""``sciarena leaderboard``: print the leaderboard of vote files, folders or Hub dataset ids.
 
 ``add_parser(subparsers)`` registers the sub-command (``python -m sciarena``);
 ``main(argv)`` runs it standalone. Bad input is a message on stderr and exit code 2,
@@ -16,7 +16,7 @@ from sciarena.argtypes import positive_number, whole_number
 from sciarena.errors import SciArenaError
 from sciarena.leaderboard.compute import GROUP_KEYS, METHODS, Leaderboard, compute_leaderboard, to_json
 from sciarena.leaderboard.elo import DEFAULT_K
-from sciarena.leaderboard.load import load_votes
+from sciarena.leaderboard.table import load_votes
 from sciarena.leaderboard.style import STYLE_FEATURES
 
 log = logging.getLogger(__name__)
@@ -47,8 +47,9 @@ def _anchor(text: str) -> tuple[str, float]:
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the leaderboard options to ``parser``."""
     parser.add_argument("--votes", action="append", required=True, metavar="PATH",
-                        help="vote file or folder (JSON array, JSON lines or Parquet; "
-                             "our schema or the released SciArena one); repeatable")
+                        help="vote file, folder or Hub dataset id (owner/name): JSON array, JSON lines "
+                             "or Parquet; our schema, the released SciArena one or FastChat battles; "
+                             "repeatable (a vote in two sources counts once)")
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument("--bootstrap", type=whole_number(0), default=100, metavar="N",
                         help="bootstrap rounds for the 95%% intervals (default 100; 0 = none)")
@@ -67,7 +68,9 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--anchor", type=_anchor, default=None, metavar="MODEL=RATING",
                         help="shift ratings so MODEL has RATING (default: mean 1000)")
     parser.add_argument("--no-cache", action="store_true",
-                        help="parse JSON lines files afresh, without the columnar cache")
+                        help="parse JSON lines files afresh, without the columnar copy")
+    parser.add_argument("--cache-dir", default=None, metavar="DIR",
+                        help="where Hub files are downloaded (default: under the Hugging Face cache)")
     return parser
 
 
@@ -123,7 +126,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     out, err = out or sys.stdout, err or sys.stderr
     by = tuple(b for b in (args.by or ["subject"]) if b != "none")
     try:
-        table = load_votes(args.votes, cache=not getattr(args, "no_cache", False))
+        table = load_votes(args.votes, cache=not getattr(args, "no_cache", False), texts=bool(args.style),
+                           token=_hub_token(args.votes), cache_dir=getattr(args, "cache_dir", None))
         lb = compute_leaderboard(
             table, bootstrap=args.bootstrap, seed=args.seed, min_battles=args.min_battles,
             by=by, method=args.method, k=args.k, style=args.style or (), anchor=args.anchor)
@@ -147,6 +151,17 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     except BrokenPipeError:  # e.g. piped into `head`: the reader has what it wanted
         return 0
     return 0
+
+
+def _hub_token(sources: Sequence[str]) -> str | None:
+    """HF_TOKEN, read (through Settings) only when a source is a Hub dataset id."""
+    from sciarena.votes.read import is_hub_id
+
+    if not any(is_hub_id(s) for s in sources):
+        return None
+    from sciarena.config import Settings
+
+    return Settings.from_env().secret("HF_TOKEN")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

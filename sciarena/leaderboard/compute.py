@@ -22,7 +22,8 @@ import numpy as np
 from sciarena.errors import LeaderboardInputError
 from sciarena.leaderboard import bradley_terry as bt
 from sciarena.leaderboard import elo
-from sciarena.leaderboard.data import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOME_TIE, VoteTable
+from sciarena.leaderboard.table import VoteTable
+from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOME_TIE
 from sciarena.leaderboard.style import fit_style
 
 PROVISIONAL_BATTLES = 100  # the paper lists only models with at least 100 votes

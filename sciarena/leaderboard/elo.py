@@ -14,16 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from sciarena.leaderboard.data import OUTCOME_A, OUTCOME_B, VoteTable
+from sciarena.leaderboard.table import VoteTable
+from sciarena.votes.schema import score_of_a
 
 DEFAULT_K = 4.0
 INITIAL = 1000.0
 _BLOCK = 20_000  # votes replayed per block in the batched replays
-
-
-def scores(outcome: np.ndarray) -> np.ndarray:
-    """Score of side a: 1 for A, 0 for B, 0.5 for tie and both-bad."""
-    return np.where(outcome == OUTCOME_A, 1.0, np.where(outcome == OUTCOME_B, 0.0, 0.5))
 
 
 def online_elo(a: np.ndarray, b: np.ndarray, score: np.ndarray, n_models: int, *,
@@ -70,7 +66,7 @@ def table_elo(table: VoteTable, *, k: float = DEFAULT_K,
     order = vote_order(table)
     if mask is not None:
         order = order[mask[order]]
-    return online_elo(table.a[order], table.b[order], scores(table.outcome[order]),
+    return online_elo(table.a[order], table.b[order], score_of_a(table.outcome[order]),
                       len(table.models), k=k)
 
 
@@ -82,7 +78,7 @@ def bootstrap_elo(table: VoteTable, rounds: int, seed: int, *,
     """
     rng = np.random.default_rng(seed)
     n, m = table.n_votes, len(table.models)
-    score = scores(table.outcome)
+    score = score_of_a(table.outcome)
     ratings = np.full((rounds, m), INITIAL)
     for start in range(0, n, _BLOCK):
         picks = rng.integers(0, n, size=(rounds, min(_BLOCK, n - start)))
@@ -98,7 +94,7 @@ def order_sensitivity(table: VoteTable, rounds: int = 20, seed: int = 0, *,
     n, m = table.n_votes, len(table.models)
     orders = np.tile(np.arange(n, dtype=np.int32), (rounds, 1))
     rng.permuted(orders, axis=1, out=orders)
-    score = scores(table.outcome)
+    score = score_of_a(table.outcome)
     ratings = np.full((rounds, m), INITIAL)
     for start in range(0, n, _BLOCK):
         block = orders[:, start: start + _BLOCK]

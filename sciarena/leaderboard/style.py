@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from sciarena.errors import LeaderboardInputError
-from sciarena.leaderboard.data import OUTCOME_A, OUTCOME_B, VoteTable
+from sciarena.leaderboard.table import VoteTable
+from sciarena.votes.schema import score_of_a
 
 STYLE_FEATURES: tuple[str, ...] = ("length", "citations", "supporting", "irrelevant")
 STYLE_L2 = 0.5
@@ -157,7 +158,7 @@ def fit_style(table: VoteTable, features: tuple[str, ...], *, bootstrap: int = 1
     present, local = np.unique(np.concatenate([a, b]), return_inverse=True)
     m, n, s_dim = int(present.size), int(mask.sum()), z.shape[1]
     key = local[:n].astype(np.intp) * m + local[n:]
-    y = np.where(o == OUTCOME_A, 1.0, np.where(o == OUTCOME_B, 0.0, 0.5))
+    y = score_of_a(o)
     zt = np.ascontiguousarray(z.T)
     zmax = np.abs(zt).max(axis=1)
     point = _newton(key, zt, y, np.ones(n), m, np.zeros(m + s_dim), reg, zmax)

@@ -16,9 +16,9 @@ from typing import Sequence
 
 import numpy as np
 
-from sciarena.leaderboard.data import OUTCOMES, VoteTable, table_from_arrays
+from sciarena.leaderboard.table import VoteTable, table_from_arrays
 from sciarena.types import DISCIPLINES, QUESTION_TYPES
-from sciarena.votes.schema import VOTE_FIELDS
+from sciarena.votes.schema import OUTCOMES, VOTE_FIELDS
 
 
 def simulate(ratings: Sequence[float], n_votes: int, *, seed: int = 0, tie_rate: float = 0.09,
@@ -113,3 +113,38 @@ def write_jsonl(table: VoteTable, path: Path, *, start: int = 0, stop: int | Non
 def _ints(values: np.ndarray) -> list[str]:
     """JSON text of whole numbers, null for NaN."""
     return ["null" if v != v else str(int(v)) for v in values.tolist()]
+
+
+_WORDS = ("perovskite", "grain", "boundary", "ion", "migration", "defect", "interface", "layer",
+          "recombination", "efficiency", "[1]", "(Smith et al. 2023a)", "the", "of", "and", "in")
+
+
+def write_released_jsonl(table: VoteTable, path: Path, *, text_scale: float = 0.1) -> None:
+    """Write the votes as JSON lines in the released SciArena schema (no length or count fields).
+
+    Answers have ``text_scale`` × the table's lengths in characters (the default keeps the file
+    near the size of ``write_jsonl``'s); citation lists have the table's citation counts."""
+    rng = np.random.default_rng(0)
+    filler = " ".join(rng.choice(_WORDS, 4000).tolist())
+    citation = {"concise_authors": "Smith et al. 2023a", "content": filler[:12]}
+    lengths = (np.nan_to_num(table.features["length"]) * text_scale).astype(int).tolist()
+    counts = np.nan_to_num(table.features["citations"]).astype(int).tolist()
+    subjects = list(table.subjects) + [None]
+    qtypes = list(table.question_types) + [None]
+    with open(path, "w", encoding="utf-8") as out:
+        lines = []
+        for i in range(table.n_votes):
+            (len_a, len_b), (cit_a, cit_b) = lengths[i], counts[i]
+            lines.append(json.dumps({
+                "id": f"r{i:08d}", "question": "What limits the efficiency of perovskite solar cells?",
+                "responseA": filler[:len_a], "responseB": filler[i % 7:i % 7 + len_b],
+                "modelA": table.models[table.a[i]], "modelB": table.models[table.b[i]],
+                "vote": OUTCOMES[table.outcome[i]], "citations_a": [citation] * cit_a,
+                "citations_b": [citation] * cit_b, "question_type": qtypes[table.question_type[i]],
+                "subject": subjects[table.subject[i]],
+            }) + "\n")
+            if len(lines) >= 10_000:
+                out.write("".join(lines))
+                lines.clear()
+        out.write("".join(lines))
+

@@ -8,7 +8,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from sciarena.leaderboard.compute import Leaderboard
-from sciarena.leaderboard.data import OUTCOME_A, OUTCOME_B, VoteTable
+from sciarena.leaderboard.table import VoteTable
+from sciarena.votes.schema import OUTCOME_A, OUTCOME_B
 
 
 @dataclass(frozen=True, eq=False)

@@ -2,8 +2,8 @@
 
 Pair sampling favours models with fewer battles (battle.sample_pair) so a new model
 reaches the leaderboard's listing threshold sooner; it needs these counts on every
-battle, so they are read from the votes once (the leaderboard's columnar cache makes
-that cheap) and then incremented as votes are recorded.
+battle, so they are read from the votes once (the columnar copy makes that cheap)
+and then incremented as votes are recorded.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Callable
 
 from sciarena.errors import SciArenaError
+from sciarena.votes.columns import battles_per_model
+from sciarena.votes.read import read_columns
 
 log = logging.getLogger(__name__)
 
@@ -39,14 +41,11 @@ class BattleCounts:
                 self._counts.update((model_a, model_b))
 
     def _read(self) -> Counter[str]:
-        from sciarena.leaderboard import load_votes
-
         files = self._vote_files()
         if not files:
             return Counter()
         try:
-            table = load_votes(files, strict=False)
-        except SciArenaError as err:  # too few votes to read is simply "no history yet"
+            return Counter(battles_per_model(read_columns(files, strict=False).columns))
+        except SciArenaError as err:  # unreadable votes are simply "no history yet"
             log.info("no battle counts from stored votes: %s", err)
             return Counter()
-        return Counter({name: int(n) for name, n in zip(table.models, table.battles())})

@@ -1,15 +1,16 @@
-"""Reading votes back: for consumers (``load``) and for the leaderboard (``VoteSource``).
+"""Votes as whole records for consumers (``load``), and the Hub mirror behind ``VoteSource``.
 
-``load(repo_or_path)`` returns a list of dicts — one per vote, duplicates removed by
-``id``, every field of the current schema present (``None`` where an older record
-lacks it). A list of plain dicts needs nothing but the standard library and turns
-into a DataFrame with ``pandas.DataFrame(load(...))``.
+``load(source)`` returns a list of dicts — one per vote, duplicates removed by ``id``, every
+field of the current schema present (``None`` where an older record lacks it; FastChat's
+``model_a``/``model_b``/``winner`` also filled in as ``modelA``/``modelB``/``vote``). It finds
+files exactly as the columnar reader does (``read.vote_files``: files, folders, Hub dataset
+ids) and shares its JSON-lines loop (``parse.json_lines``). A list of plain dicts needs nothing
+but the standard library and turns into a DataFrame with ``pandas.DataFrame(load(...))``.
 
 ``VoteSource`` gives the leaderboard the files to read: the Hub copies of the
 dataset's shards (downloaded only when new or changed) plus this machine's shards.
 A shard has the same name locally and on the Hub, and the Hub copy is always a
-prefix of the local file, so each shard is handed over once — the longer copy —
-and nothing is counted twice.
+prefix of the local file, so each shard is handed over once — the longer copy.
 """
 
 from __future__ import annotations
@@ -17,14 +18,16 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from sciarena.errors import VoteStoreError
+from sciarena.errors import LeaderboardInputError, VoteStoreError
+from sciarena.votes.fields import ALIASES
 from sciarena.votes.hub import VOTE_GLOB
+from sciarena.votes.parse import UNREADABLE, json_lines
+from sciarena.votes.read import DATA_DIR_IN_REPO, SUFFIXES, first_line, is_hub_id, local_vote_files, vote_files
 from sciarena.votes.schema import SCHEMA_VERSION, VOTE_FIELDS
 
 if TYPE_CHECKING:
@@ -34,9 +37,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
-DATA_DIR_IN_REPO = "data"
-_REPO_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
 _MANIFEST = ".manifest.json"
 
 
@@ -47,42 +47,20 @@ def load(repo_or_path: str | os.PathLike[str], *, token: str | None = None, endp
 
     Files: JSON lines (``.jsonl``/``.ndjson``), JSON arrays (``.json``, as the released SciArena
     data) and Parquet. Folders are searched recursively (hidden folders skipped). Records of
-    older schema versions are accepted; absent fields become ``None``. A Hub repo's ``data/``
-    files are downloaded into ``cache_dir`` (default: under the Hugging Face cache) and only
+    older schema versions are accepted; absent fields become ``None``. A Hub repo's vote files are
+    downloaded into ``cache_dir`` (default: under the Hugging Face cache) and only
     re-downloaded when changed. Raises VoteStoreError with a readable message on bad input.
     """
-    return read_records(resolve_files(repo_or_path, token=token, endpoint=endpoint, cache_dir=cache_dir))
-
-
-def resolve_files(repo_or_path: str | os.PathLike[str], *, token: str | None = None, endpoint: str | None = None,
-                  cache_dir: str | os.PathLike[str] | None = None) -> list[Path]:
-    """The vote files behind a local path or a Hub dataset id (downloading the latter)."""
-    path = Path(repo_or_path)
-    if path.exists():
-        return local_vote_files(path)
     text = str(repo_or_path).strip()
-    if not _REPO_ID.match(text):
+    if not Path(repo_or_path).exists() and not is_hub_id(text):
         raise VoteStoreError(f"{text}: no such file or folder, and not a Hub dataset id (owner/name)")
-    from huggingface_hub import HfApi
-
-    target = Path(cache_dir) if cache_dir else _default_cache() / text.replace("/", "--")
+    if Path(repo_or_path).is_dir() and not local_vote_files(Path(repo_or_path)):
+        return []
     try:
-        files = mirror_hub_votes(text, target, api=HfApi(endpoint=endpoint, token=token))
-    except VoteStoreError:
-        raise
-    except Exception as err:  # network, auth, missing repo: one clear line instead of a trace
-        raise VoteStoreError(f"{text}: could not read the dataset from the Hub ({_first_line(err)})") from None
-    if not files:
-        raise VoteStoreError(f"{text}: the dataset has no vote files under {DATA_DIR_IN_REPO}/")
-    return files
-
-
-def local_vote_files(path: Path) -> list[Path]:
-    """``path`` itself, or the vote files under the folder ``path`` in path order (hidden parts skipped)."""
-    if path.is_file():
-        return [path]
-    return sorted(p for p in path.rglob("*") if p.suffix.lower() in SUFFIXES and p.is_file()
-                  and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        files = [path for path, _ in vote_files(repo_or_path, token=token, endpoint=endpoint, cache_dir=cache_dir)]
+    except LeaderboardInputError as err:
+        raise VoteStoreError(str(err)) from None
+    return read_records(files)
 
 
 def read_records(files: Iterable[Path]) -> list[dict[str, Any]]:
@@ -92,6 +70,7 @@ def read_records(files: Iterable[Path]) -> list[dict[str, Any]]:
     duplicates = newer = 0
     for path in files:
         for record in _file_records(path):
+            record = normalise(record)
             key = record.get("id")
             if key is not None:
                 if key in seen:
@@ -100,7 +79,7 @@ def read_records(files: Iterable[Path]) -> list[dict[str, Any]]:
                 seen.add(key)
             version = record.get("schema_version")
             newer += isinstance(version, int) and version > SCHEMA_VERSION
-            out.append(normalise(record))
+            out.append(record)
     if duplicates:
         log.info("skipped %d duplicate vote record(s) (same id)", duplicates)
     if newer:
@@ -110,8 +89,12 @@ def read_records(files: Iterable[Path]) -> list[dict[str, Any]]:
 
 
 def normalise(record: dict[str, Any]) -> dict[str, Any]:
-    """Every field of VOTE_FIELDS in order (None when absent), then any extra fields unchanged."""
+    """Every field of VOTE_FIELDS in order (None when absent; taken from a battle file's key when
+    that is where the record holds it), then any extra fields unchanged."""
     out = {name: record.get(name) for name in VOTE_FIELDS}
+    for name, keys in ALIASES.items():
+        if out.get(name) is None:
+            out[name] = next((record[k] for k in keys[1:] if record.get(k) is not None), None)
     out.update((k, v) for k, v in record.items() if k not in out)
     return out
 
@@ -126,32 +109,31 @@ def _file_records(path: Path) -> Iterable[dict[str, Any]]:
         elif suffix == ".json" and path.read_bytes().lstrip()[:1] == b"[":
             rows = json.loads(path.read_bytes())
         else:
-            rows = list(_json_lines(path))
+            rows = _json_lines(path)
     except (OSError, UnicodeDecodeError) as err:
-        raise VoteStoreError(f"{path}: cannot read ({_first_line(err)})") from None
+        raise VoteStoreError(f"{path}: cannot read ({first_line(err)})") from None
     except ValueError as err:
-        raise VoteStoreError(f"{path}: not valid JSON ({_first_line(err)})") from None
+        raise VoteStoreError(f"{path}: not valid JSON ({first_line(err)})") from None
     except Exception as err:  # pyarrow's errors (not a Parquet file…)
-        raise VoteStoreError(f"{path}: cannot read ({_first_line(err)})") from None
+        raise VoteStoreError(f"{path}: cannot read ({first_line(err)})") from None
     for k, row in enumerate(rows):
         if not isinstance(row, dict):
             raise VoteStoreError(f"{path}: record {k + 1} is not a JSON object")
         yield row
 
 
-def _json_lines(path: Path) -> Iterable[Any]:
+def _json_lines(path: Path) -> list[Any]:
     data = path.read_bytes()
-    lines = data.split(b"\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            yield json.loads(line)
-        except ValueError:
-            if number == len(lines):  # a last line without its newline: a writer mid-append, or a crash
+    last = data.count(b"\n") + 1
+    rows = []
+    for number, value in json_lines(data):
+        if value is UNREADABLE:
+            if number == last:  # a last line without its newline: a writer mid-append, or a crash
                 log.warning("%s: ignoring an incomplete last line", path)
-                return
-            raise ValueError(f"line {number} is not valid JSON") from None
+                break
+            raise ValueError(f"line {number} is not valid JSON")
+        rows.append(value)
+    return rows
 
 
 # --- the Hub mirror ----------------------------------------------------------------------------------
@@ -226,7 +208,7 @@ class VoteSource:
             try:
                 paths = mirror_hub_votes(self.repo_id, self.cache_dir, api=self.api)
             except Exception as err:  # an outage must not break the leaderboard: use what we have
-                self.last_error = _first_line(err)
+                self.last_error = first_line(err)
                 log.warning("could not refresh votes from %s: %s", self.repo_id, self.last_error)
                 return False
             data = self.cache_dir / DATA_DIR_IN_REPO
@@ -277,14 +259,3 @@ def open_vote_source(settings: "Settings", local_root: Path, *, endpoint: str | 
     cache = Path(settings.data_dir) / ".hub-votes" / repo_id.replace("/", "--")
     return VoteSource(local_root, repo_id=repo_id, api=HfApi(endpoint=endpoint, token=settings.secret("HF_TOKEN")),
                       cache_dir=cache, refresh_s=settings.push_every_minutes * 60.0)
-
-
-def _default_cache() -> Path:
-    from huggingface_hub import constants
-
-    return Path(constants.HF_HOME) / "sciarena-votes"
-
-
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip()
-    return (text.splitlines()[0] if text else type(err).__name__)[:200]

@@ -1,19 +1,52 @@
-"""The vote record: a superset of the released SciArena fields.
+"""The vote record (a superset of the released SciArena fields) and the vote vocabulary.
 
 Every record carries every field (null when empty) so that
 ``datasets.load_dataset`` never meets files with differing columns, and a
-``schema_version`` so readers can accept older records.
+``schema_version`` so readers can accept older records. The vocabulary — outcome
+codes, the labels that name them in our records, the released data and FastChat
+battle files, and the score of side A — is defined here once; the readers, the
+leaderboard and SciArena-Eval import it.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Mapping
 
 from sciarena import __version__
 from sciarena.types import Reference, Retrieval, SideResult, Vote
 
 SCHEMA_VERSION = 1
+
+# --- the vote vocabulary -----------------------------------------------------------------------------
+OUTCOME_A, OUTCOME_B, OUTCOME_TIE, OUTCOME_BAD = 0, 1, 2, 3
+OUTCOMES: tuple[str, ...] = ("A", "B", "tie", "bad")  # the label we write for each outcome code
+
+# Normalised (stripped, lower-cased) vote labels → outcome. The released data mixes cases;
+# FastChat battle files name the winner (``winner`` ∈ model_a, model_b, tie, tie (bothbad)) and its
+# logs name the button.
+VOTE_LABELS: Mapping[str, int] = {
+    "a": OUTCOME_A, "model_a": OUTCOME_A, "leftvote": OUTCOME_A,
+    "b": OUTCOME_B, "model_b": OUTCOME_B, "rightvote": OUTCOME_B,
+    "tie": OUTCOME_TIE, "tievote": OUTCOME_TIE,
+    "bad": OUTCOME_BAD, "both bad": OUTCOME_BAD, "both_bad": OUTCOME_BAD, "bothbad": OUTCOME_BAD,
+    "bothbad_vote": OUTCOME_BAD, "tie (bothbad)": OUTCOME_BAD,
+}
+
+# Score of side A per outcome code: a tie and "both bad" are half a win each way (the paper's rule).
+SCORE_OF_A: tuple[float, ...] = (1.0, 0.0, 0.5, 0.5)
+
+
+def outcome_of(label: object) -> int | None:
+    """The outcome code a vote label names (any case, surrounding blanks ignored); None when none."""
+    return VOTE_LABELS.get(label.strip().lower()) if isinstance(label, str) else None
+
+
+def score_of_a(outcome: Any) -> Any:
+    """Score of side A (1, 0 or ½) for an array of outcome codes."""
+    import numpy as np
+
+    return np.asarray(SCORE_OF_A)[np.asarray(outcome)]
 
 # The fields of the released yale-nlp/SciArena data, kept with the same names.
 RELEASED_FIELDS: tuple[str, ...] = (

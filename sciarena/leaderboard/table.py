@@ -1,120 +1,23 @@
-"""The columnar vote table every leaderboard computation reads.
+"""The vote table every leaderboard computation reads, and how it is made from votes.
 
-Parsing (``parse.py``), caching (``cache.py``) and the statistics are separate
-steps that meet here: readers produce :class:`RawColumns` (codes into per-file
-vocabularies, nothing interpreted yet), :func:`build_table` turns them into a
-:class:`VoteTable` (model indices, outcome codes, style features) and counts
-every vote it cannot use instead of dropping it silently.
+:func:`vote_table` turns what the vote readers produce (``sciarena.votes.columns.RawColumns``)
+or plain vote records into a :class:`VoteTable`: model indices, outcome codes, style
+features, with every vote it cannot use counted by reason instead of dropped silently.
+Reading files, the columnar copy and deduplication are ``sciarena.votes``' business;
+:func:`load_votes` only chains the two steps for the CLI and the UI.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import os
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from sciarena.errors import LeaderboardInputError
-
-OUTCOME_A, OUTCOME_B, OUTCOME_TIE, OUTCOME_BAD = 0, 1, 2, 3
-OUTCOMES: tuple[str, ...] = ("A", "B", "tie", "bad")
-
-# Normalised (stripped, lower-cased) vote labels → outcome. The released data mixes
-# cases; FastChat's log names are accepted so its exports load too.
-VOTE_LABELS: Mapping[str, int] = {
-    "a": OUTCOME_A, "model_a": OUTCOME_A, "leftvote": OUTCOME_A,
-    "b": OUTCOME_B, "model_b": OUTCOME_B, "rightvote": OUTCOME_B,
-    "tie": OUTCOME_TIE, "tievote": OUTCOME_TIE,
-    "bad": OUTCOME_BAD, "both bad": OUTCOME_BAD, "both_bad": OUTCOME_BAD, "bothbad": OUTCOME_BAD,
-    "bothbad_vote": OUTCOME_BAD, "tie (bothbad)": OUTCOME_BAD,
-}
-
-# Per-side numeric features a vote may carry (NaN when absent).
-FEATURES: tuple[str, ...] = (
-    "length", "citations", "supporting", "irrelevant", "input_tokens", "output_tokens",
-)
-# Layout of RawColumns.numeric: each feature for side a then side b.
-NUMERIC_COLUMNS: tuple[str, ...] = tuple(
-    f"{name}_{side}" for name in FEATURES for side in ("a", "b")
-)
-
-
-@dataclass(frozen=True, eq=False)
-class RawColumns:
-    """Votes as read from one source: string columns as codes into vocabularies (-1 = missing)."""
-
-    models: tuple[str, ...]
-    model_a: np.ndarray
-    model_b: np.ndarray
-    labels: tuple[str, ...]  # normalised vote labels as found
-    vote: np.ndarray
-    subjects: tuple[str, ...]
-    subject: np.ndarray
-    question_types: tuple[str, ...]
-    question_type: np.ndarray
-    numeric: np.ndarray  # float32 (n, len(NUMERIC_COLUMNS)), NaN = missing
-    timestamp: np.ndarray  # float64 seconds since the epoch, NaN = missing
-    skipped: Mapping[str, int] = field(default_factory=dict)  # records unreadable at parse time
-
-    def __len__(self) -> int:
-        return int(self.model_a.shape[0])
-
-
-def encode(values: Sequence[object]) -> tuple[tuple[str, ...], np.ndarray]:
-    """Strings → (vocabulary, int32 codes); None, non-strings and blanks become -1."""
-    vocab: dict[str, int] = {}
-    codes = np.empty(len(values), dtype=np.int32)
-    for k, value in enumerate(values):
-        if isinstance(value, str) and (text := value.strip()):
-            codes[k] = vocab.setdefault(text, len(vocab))
-        else:
-            codes[k] = -1
-    return tuple(vocab), codes
-
-
-def empty_raw() -> RawColumns:
-    none = np.empty(0, dtype=np.int32)
-    return RawColumns((), none, none, (), none, (), none, (), none,
-                      np.empty((0, len(NUMERIC_COLUMNS)), dtype=np.float32), np.empty(0), {})
-
-
-def _remap(parts: Sequence[tuple[tuple[str, ...], np.ndarray]]) -> tuple[tuple[str, ...], np.ndarray]:
-    vocab: dict[str, int] = {}
-    out = []
-    for words, codes in parts:
-        table = np.array([vocab.setdefault(w, len(vocab)) for w in words] + [-1], dtype=np.int32)
-        out.append(table[codes])  # code -1 picks the trailing -1
-    return tuple(vocab), (np.concatenate(out) if out else np.empty(0, dtype=np.int32))
-
-
-def concat_raw(parts: Sequence[RawColumns]) -> RawColumns:
-    """Concatenate raw columns, merging their vocabularies."""
-    if not parts:
-        return empty_raw()
-    if len(parts) == 1:
-        return parts[0]
-    models, ab = _remap([(p.models, np.concatenate([p.model_a, p.model_b])) for p in parts])
-    sizes = [len(p) for p in parts]
-    splits = np.cumsum([s for n in sizes for s in (n, n)])[:-1]
-    pieces = np.split(ab, splits)
-    skipped: Counter[str] = Counter()
-    for p in parts:
-        skipped.update(p.skipped)
-    labels, vote = _remap([(p.labels, p.vote) for p in parts])
-    subjects, subject = _remap([(p.subjects, p.subject) for p in parts])
-    qtypes, qtype = _remap([(p.question_types, p.question_type) for p in parts])
-    return RawColumns(
-        models=models,
-        model_a=np.concatenate(pieces[0::2]),
-        model_b=np.concatenate(pieces[1::2]),
-        labels=labels, vote=vote,
-        subjects=subjects, subject=subject,
-        question_types=qtypes, question_type=qtype,
-        numeric=np.concatenate([p.numeric for p in parts]),
-        timestamp=np.concatenate([p.timestamp for p in parts]),
-        skipped=dict(skipped),
-    )
+from sciarena.votes.columns import FEATURES, RawColumns, usable_votes
+from sciarena.votes.schema import OUTCOME_BAD
 
 
 @dataclass(frozen=True, eq=False)
@@ -178,27 +81,20 @@ def _compact(vocab: tuple[str, ...], codes: np.ndarray) -> tuple[tuple[str, ...]
     return tuple(names[i] for i in order), table[codes]
 
 
-def build_table(raw: RawColumns, *, sources: Sequence[str] = ()) -> VoteTable:
-    """Interpret raw columns: map vote labels, drop and count unusable votes, validate."""
+def vote_table(votes: RawColumns | Iterable[Mapping[str, Any]], *, sources: Sequence[str] = ()) -> VoteTable:
+    """The usable votes of raw columns or of vote records (dicts); raises when none are usable
+    or only one model has votes."""
+    if not isinstance(votes, RawColumns):
+        from sciarena.votes.parse import records_to_raw
+
+        votes = records_to_raw(list(votes), texts=True)
+    raw = votes
     shown = ", ".join(sources[:3]) + (f" and {len(sources) - 3} more" if len(sources) > 3 else "")
     where = f" in {shown}" if sources else ""
-    label_codes = np.array([VOTE_LABELS.get(w, -1) for w in raw.labels] + [-1], dtype=np.int8)
-    outcome = label_codes[raw.vote]
-    skipped: Counter[str] = Counter(raw.skipped)
-    bad_model = (raw.model_a < 0) | (raw.model_b < 0)
-    skipped["missing model name"] += int(bad_model.sum())
-    same = ~bad_model & (raw.model_a == raw.model_b)
-    skipped["same model on both sides"] += int(same.sum())
-    rest = ~bad_model & ~same
-    skipped["missing vote"] += int((rest & (raw.vote < 0)).sum())
-    unknown = rest & (raw.vote >= 0) & (outcome < 0)
-    if unknown.any():
-        for code, count in zip(*np.unique(raw.vote[unknown], return_counts=True)):
-            skipped[f"unknown vote label {raw.labels[code]!r}"] += int(count)
-    keep = rest & (outcome >= 0)
-    skipped = Counter({k: v for k, v in skipped.items() if v})
+    usable = usable_votes(raw)
+    keep, skipped = usable.keep, dict(usable.skipped)
     if not keep.any():
-        detail = f" (skipped: {dict(skipped)})" if skipped else ""
+        detail = f" (skipped: {skipped})" if skipped else ""
         raise LeaderboardInputError(f"no usable votes{where}{detail}")
     models, ab = _compact(raw.models, np.concatenate([raw.model_a[keep], raw.model_b[keep]]))
     n = int(keep.sum())
@@ -210,11 +106,11 @@ def build_table(raw: RawColumns, *, sources: Sequence[str] = ()) -> VoteTable:
     numeric = raw.numeric[keep]
     features = {name: numeric[:, 2 * k: 2 * k + 2] for k, name in enumerate(FEATURES)}
     return VoteTable(
-        models=models, a=ab[:n], b=ab[n:], outcome=outcome[keep],
+        models=models, a=ab[:n], b=ab[n:], outcome=usable.outcome[keep],
         subjects=subjects, subject=subject.astype(np.int16),
         question_types=qtypes, question_type=qtype.astype(np.int16),
         features=features, timestamp=raw.timestamp[keep],
-        skipped=dict(skipped), sources=tuple(sources),
+        skipped=skipped, sources=tuple(sources),
     )
 
 
@@ -259,3 +155,16 @@ def table_from_arrays(
         question_type=none if question_type is None else np.asarray(question_type, dtype=np.int16),
         features=feats, timestamp=np.full(n, np.nan),
     )
+
+
+def load_votes(sources: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], cache: bool = True, *,
+               strict: bool = True, texts: bool = False, token: str | None = None,
+               cache_dir: str | os.PathLike[str] | None = None) -> VoteTable:
+    """The vote table of files, folders and/or Hub dataset ids (see ``sciarena.votes.read``).
+
+    ``texts``: also count lengths and citations from the answers where a record does not store
+    them (released-schema files; only style control needs them)."""
+    from sciarena.votes.read import read_columns
+
+    read = read_columns(sources, copy=cache, strict=strict, texts=texts, token=token, cache_dir=cache_dir)
+    return vote_table(read.columns, sources=read.sources)

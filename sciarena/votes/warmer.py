@@ -2,10 +2,9 @@
 
 This is the "store what the leaderboard needs" half of the vote store. Every reader
 of the votes (the Leaderboard tab, pair-sampling counts, the ``leaderboard`` CLI)
-goes through the incremental cache in cache.py, which only parses bytes appended
-since the copy was last brought up to date. A first parse of a large shard costs
-seconds (pyarrow: about 7 CPU-seconds per million votes of ~1 KB), so the app does
-it in the background instead of on a reader's time:
+goes through the columnar copy (``copy.py``), which only parses bytes appended
+since the copy was last brought up to date. A first parse of a large shard still costs
+a second or more, so the app does it in the background instead of on a reader's time:
 
 * at start (shards left by a process that crashed, Hub copies after a restart);
 * every ``every_s`` seconds (by default a minute, so a reader parses at most a
@@ -24,7 +23,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from sciarena.leaderboard.cache import read_jsonl
+from sciarena.votes.copy import read_jsonl
 
 log = logging.getLogger(__name__)
 

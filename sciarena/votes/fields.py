@@ -1,9 +1,12 @@
-"""The vote-record fields the leaderboard reads, in both schemas, and how a value is read.
+"""The record fields the vote readers take, in every layout we accept, and how a value is read.
 
-The value readers (:func:`number_of`, :func:`timestamp_of`, :func:`derived_of`)
-define the result every reader must give: the Python path applies them to each
-record, the pyarrow path reproduces them column-wise and checks it can;
-:func:`iso_seconds` is timestamp_of for a column of texts, vectorised.
+Layouts: our records (``schema.VOTE_FIELDS``), the released SciArena data (no length or
+citation-count fields: they are counted from the answers and citation lists), the authors'
+analysis layout (their count keys, below), and Chatbot Arena / FastChat battle files
+(``model_a``, ``model_b``, ``winner``, ``tstamp``, ``question_id``). Which alternative key a file
+uses is decided by the keys of its first SEEN_RECORDS records. The value readers
+(:func:`number_of`, :func:`timestamp_of`, :func:`derived_of`) define the result every reader
+gives; :func:`iso_seconds` is timestamp_of for a column of texts, vectorised.
 """
 
 from __future__ import annotations
@@ -16,12 +19,22 @@ import numpy as np
 
 from sciarena.errors import LeaderboardInputError
 
-# The Python reader picks the alternative numeric keys from the first this-many records.
+# The alternative keys are picked from the first this-many records.
 SEEN_RECORDS = 1000
 
+# Our field → record keys that may hold it (ours first; FastChat battle files second).
+ALIASES: Mapping[str, tuple[str, ...]] = {
+    "id": ("id", "question_id"),
+    "modelA": ("modelA", "model_a"),
+    "modelB": ("modelB", "model_b"),
+    "vote": ("vote", "winner"),
+    "subject": ("subject",),
+    "question_type": ("question_type",),
+    "timestamp": ("timestamp", "tstamp"),
+}
 REQUIRED = ("modelA", "modelB", "vote")
 STRING_FIELDS = ("modelA", "modelB", "vote", "subject", "question_type")
-# Numeric column → record keys that may hold it, first found wins.
+# Numeric column → record keys that may hold it, first found wins (ours, then the analysis layout's).
 NUMERIC_SOURCES: Mapping[str, tuple[str, ...]] = {
     "length_a": ("length_a", "response_length_a"),
     "length_b": ("length_b", "response_length_b"),
@@ -36,19 +49,26 @@ NUMERIC_SOURCES: Mapping[str, tuple[str, ...]] = {
     "output_tokens_a": ("output_tokens_a",),
     "output_tokens_b": ("output_tokens_b",),
 }
-# Released-schema fallbacks: derived from the text and citation lists.
+# Released-schema fallbacks: derived from the text and citation lists (read only when asked for).
 DERIVED: Mapping[str, str] = {
     "length_a": "responseA", "length_b": "responseB",
     "citations_a": "citations_a", "citations_b": "citations_b",
 }
 
 
+def key_of(name: str, keys: Iterable[str]) -> str | None:
+    """The record key that holds our field ``name`` in a file whose records have ``keys``."""
+    present = set(keys)
+    return next((k for k in ALIASES[name] if k in present), None)
+
+
 def check_fields(keys: Iterable[str], origin: str) -> None:
-    missing = [f for f in REQUIRED if f not in set(keys)]
+    present = set(keys)
+    missing = [f for f in REQUIRED if key_of(f, present) is None]
     if missing:
         raise LeaderboardInputError(
             f"{origin}: votes lack the field(s) {', '.join(missing)}; expected SciArena vote "
-            "records (modelA, modelB, vote, …)")
+            "records (modelA, modelB, vote, …) or battle records (model_a, model_b, winner)")
 
 
 def number_of(value: Any) -> float:
@@ -137,29 +157,35 @@ _ISO_TAILS = tuple((_pattern(tail), len(tail), fraction) for tail, fraction in (
 _MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
-def iso_seconds(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray
+def iso_seconds(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray, *, quoted: bool = False
                 ) -> tuple[np.ndarray, np.ndarray]:
     """Texts (Arrow layout: ``data[offsets[i]:offsets[i + 1]]``, ``valid`` per row) →
     (seconds, rows left for :func:`timestamp_of`). Seconds equal
     ``datetime.fromisoformat(text).timestamp()`` (UTC when naive) for the common
-    forms read here; empty texts and invalid rows are NaN, as timestamp_of gives them."""
+    forms read here; empty texts and invalid rows are NaN, as timestamp_of gives them.
+    ``quoted``: the texts are JSON (a string's quotes are skipped; anything else is left)."""
     n = len(valid)
     seconds = np.full(n, np.nan)
-    lengths = np.diff(offsets)
-    rows = np.flatnonzero(valid & (lengths >= 19) & (lengths <= 32))
+    starts, lengths = offsets[:-1].astype(np.int64), np.diff(offsets)
     padded = np.zeros(len(data) + 48, dtype=np.uint8)  # 40-byte reads past the last text
     padded[:len(data)] = data
-    # one 40-byte element per offset: a gather copies each text's head in one go
-    spans = np.ndarray((len(padded) - 39,), dtype="V40", buffer=padded, strides=(1,))
+    candidates = valid
+    if quoted:
+        candidates = valid & (padded[starts] == ord('"')) & (lengths >= 2)
+        starts, lengths = starts + 1, lengths - 2
+    rows = np.flatnonzero(candidates & (lengths >= 19) & (lengths <= 32))
+    # every byte position as the start of a little-endian 8-byte word (unaligned reads)
+    words = np.ndarray((len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
     done = np.zeros(len(rows), dtype=bool)
     # blocks keep the temporaries in cache (fresh large arrays cost page faults)
     for lo in range(0, len(rows), 1 << 16):
         block = rows[lo:lo + (1 << 16)]
-        w = spans[offsets[block]].view("<u8").reshape(len(block), 5)
+        head = starts[block]
+        w = np.stack([words[head + 8 * k] for k in range(5)], axis=1)
         ok, value = _iso_block(w, lengths[block])
         seconds[block[ok]] = value[ok]
         done[lo:lo + len(block)] = ok
-    left = valid & (lengths > 0)
+    left = valid & (np.diff(offsets) > 0)
     left[rows[done]] = False
     return seconds, np.flatnonzero(left)
 

@@ -1,4 +1,4 @@
-"""Fast reload of append-only JSON-lines vote files: an incremental columnar cache.
+"""The columnar copy of append-only JSON-lines vote files: what makes a reload fast.
 
 Why this design. The vote store appends one JSON line per vote to one file per
 process, and never rewrites a line. Parsing a million JSON records costs seconds
@@ -14,10 +14,15 @@ the file's first ``consumed`` bytes plus a fingerprint of those bytes. On reload
 * anything else (truncated, rewritten, cache unreadable or from another version)
   → a full parse, and the cache is rewritten.
 
-The file is memory-mapped, so the bytes reach pyarrow's parser without a copy.
+The file is memory-mapped: small appends are parsed from the page cache without a copy, and a
+first read hands the file itself to the fast reader.
 A trailing line without its newline (a writer mid-append) is not cached: it is
 used for this call when it parses, else counted as "incomplete last line", and
 read again once complete.
+
+The copy also holds each record's id fingerprint (for deduplication) and whether lengths
+that had to be counted from answer texts were counted (``RawColumns.complete``): a reader that
+needs them (style control on released-schema files) parses such a file again, with texts.
 
 The cache is plain numpy ``.npz`` (no pickle; vocabularies in a JSON header):
 a million votes load in about 0.1 s with numpy alone, and appending needs no
@@ -45,13 +50,13 @@ from typing import Any
 
 import numpy as np
 
-from sciarena.leaderboard.data import NUMERIC_COLUMNS, RawColumns, concat_raw
-from sciarena.leaderboard.parse import parse_lines, records_to_raw
+from sciarena.votes.columns import NUMERIC_COLUMNS, RawColumns, concat_raw
+from sciarena.votes.parse import parse_lines, records_to_raw
 
 log = logging.getLogger(__name__)
 
 CACHE_DIRNAME = ".leaderboard-cache"
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: id fingerprints and the "complete" flag
 _PRINT_BYTES = 1 << 16
 
 
@@ -95,7 +100,8 @@ def _load(path: Path, source: Path) -> _Cached | None:
                 labels=tuple(meta["labels"]), vote=npz["vote"],
                 subjects=tuple(meta["subjects"]), subject=npz["subject"],
                 question_types=tuple(meta["question_types"]), question_type=npz["question_type"],
-                numeric=numeric, timestamp=npz["timestamp"], skipped=dict(meta["skipped"]),
+                numeric=numeric, timestamp=npz["timestamp"], ids=npz["ids"],
+                skipped=dict(meta["skipped"]), complete=bool(meta["complete"]),
             )
             return _Cached(raw, int(meta["consumed"]), int(meta["size"]), int(meta["mtime_ns"]),
                            str(meta["fingerprint"]))
@@ -112,7 +118,7 @@ def _save(path: Path, source: Path, cached: _Cached) -> None:
         "consumed": cached.consumed, "size": cached.size, "mtime_ns": cached.mtime_ns,
         "fingerprint": cached.fingerprint, "models": raw.models, "labels": raw.labels,
         "subjects": raw.subjects, "question_types": raw.question_types,
-        "skipped": dict(raw.skipped), "numeric": present,
+        "skipped": dict(raw.skipped), "numeric": present, "complete": raw.complete,
     }
     arrays = {name: raw.numeric[:, NUMERIC_COLUMNS.index(name)] for name in present}
     try:
@@ -122,7 +128,8 @@ def _save(path: Path, source: Path, cached: _Cached) -> None:
             with os.fdopen(fd, "wb") as out:
                 np.savez(out, meta=np.array(json.dumps(meta)), model_a=raw.model_a,
                          model_b=raw.model_b, vote=raw.vote, subject=raw.subject,
-                         question_type=raw.question_type, timestamp=raw.timestamp, **arrays)
+                         question_type=raw.question_type, timestamp=raw.timestamp, ids=raw.ids,
+                         **arrays)
             os.chmod(tmp, 0o644)  # mkstemp makes it private; the votes are not
             os.replace(tmp, path)
         except BaseException:
@@ -132,12 +139,17 @@ def _save(path: Path, source: Path, cached: _Cached) -> None:
         log.warning("could not write the leaderboard cache %s: %s", path, err)
 
 
-def read_jsonl(path: Path, *, cache: bool = True) -> RawColumns:
-    """The raw columns of a JSON-lines file, through the incremental cache when ``cache``."""
+def read_jsonl(path: Path, *, cache: bool = True, texts: bool = False) -> RawColumns:
+    """The raw columns of a JSON-lines file, through the incremental cache when ``cache``.
+
+    ``texts``: lengths a record does not store are counted from its answers (a copy made
+    without them is then rebuilt)."""
     origin = str(path)
     with open(path, "rb") as handle:
         stat = os.fstat(handle.fileno())
         cached = _load(cache_path(path), path) if cache else None
+        if cached and texts and not cached.raw.complete:
+            cached = None
         if cached and (cached.size, cached.mtime_ns) == (stat.st_size, stat.st_mtime_ns) \
                 and cached.consumed == stat.st_size:
             return cached.raw
@@ -152,7 +164,8 @@ def read_jsonl(path: Path, *, cache: bool = True) -> RawColumns:
     partial = mapped[end:]
     parts = [prefix] if prefix is not None else []
     if end > start:
-        parts.append(parse_lines(memoryview(mapped)[start:end], origin))
+        whole = path if start == 0 and end == stat.st_size else None
+        parts.append(parse_lines(memoryview(mapped)[start:end], origin, texts=texts, whole_file=whole))
     raw = concat_raw(parts)
     if cache and (prefix is None or end > start):
         with open(path, "rb") as handle:
@@ -160,16 +173,16 @@ def read_jsonl(path: Path, *, cache: bool = True) -> RawColumns:
         _save(cache_path(path), path, _Cached(raw, end, stat.st_size, stat.st_mtime_ns,
                                               fingerprint))
     if partial.strip():
-        raw = concat_raw([raw, _partial_line(partial, origin)])
+        raw = concat_raw([raw, _partial_line(partial, origin, texts)])
     return raw
 
 
-def _partial_line(data: bytes, origin: str) -> RawColumns:
+def _partial_line(data: bytes, origin: str, texts: bool) -> RawColumns:
     """A last line without its newline: a vote when it parses, else counted as incomplete."""
     try:
         record = json.loads(data)
     except ValueError:
         record = None
     if isinstance(record, dict):
-        return records_to_raw([record], origin)
+        return records_to_raw([record], origin, texts=texts)
     return records_to_raw([], origin, {"incomplete last line": 1})
