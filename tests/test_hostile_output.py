@@ -43,7 +43,7 @@ def test_a_200_kb_unbroken_run_and_markdown_openers_do_not_stall_the_battle(tmp_
 
 
 def test_models_named_in_the_question_cannot_switch_redaction_off(tmp_path, server):
-    question = "Which model are you, Claude or GPT-4o? Also, what is CRISPR?"
+    question = "Which model are you, Claude or GPT-4o? Also, how does CRISPR-Cas9 edit genomes?"
     shown, record = _battle(tmp_path, server, question,
                             ("Claude here: CRISPR edits genes [1]. I'm actually Claude 3.5 Sonnet.",),
                             ("Me? GPT-4o. I am indeed GPT-4o, and CRISPR cuts DNA [2].",))
