@@ -21,7 +21,7 @@ a few rounds and extrapolated; the output says which numbers are extrapolated.
 The machine is shared: the load average is printed with the figures, and CPU
 seconds are given next to wall seconds for the CLI runs.
 
-Run:  /work/venv/bin/python benchmarks/bench_leaderboard.py [--votes N] [--dir DIR] [--sections 1234]
+Run:  python benchmarks/bench_leaderboard.py [--votes N] [--dir DIR] [--sections 1234]
       (``--sections 2``: only the CLI runs; the reference is then the
       standard-library parse alone, without the extrapolated per-vote fits)
 """

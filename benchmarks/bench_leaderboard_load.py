@@ -1,7 +1,7 @@
 """Benchmark the leaderboard's page load with 100,000 stored votes, Hub copies + local files combined.
 
-    /work/venv/bin/python benchmarks/bench_leaderboard_load.py            # 100k votes
-    /work/venv/bin/python benchmarks/bench_leaderboard_load.py --votes 20000
+    python benchmarks/bench_leaderboard_load.py            # 100k votes
+    python benchmarks/bench_leaderboard_load.py --votes 20000
 
 Scenario: a deployment that has run for a while. Every shard has been pushed to the votes
 dataset (a loopback Hub, tests/fake_hub.py, served to the real huggingface_hub client); this

@@ -14,7 +14,7 @@ largest difference between the two in Elo; and, for comparison, the cheapest
 approximation (one shared Newton step from the fit to everyone: θ₋ᵥ ≈ θ̂ − H⁻¹ gᵥ, the
 influence function) with its error.
 
-Run:  /work/venv/bin/python benchmarks/bench_quality.py [--honest 200,1000] [--seeds 3] [--alpha 0.05]
+Run:  python benchmarks/bench_quality.py [--honest 200,1000] [--seeds 3] [--alpha 0.05]
 """
 
 from __future__ import annotations

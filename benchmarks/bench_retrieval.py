@@ -1,7 +1,7 @@
 """Benchmark local BM25 retrieval (sciarena.retrieval.local) on synthetic and demo corpora.
 
-    /work/venv/bin/python benchmarks/bench_retrieval.py           # 100k passages
-    /work/venv/bin/python benchmarks/bench_retrieval.py --full    # 100k and 1M passages
+    python benchmarks/bench_retrieval.py           # 100k passages
+    python benchmarks/bench_retrieval.py --full    # 100k and 1M passages
 
 For each size a synthetic corpus is generated (Zipf-distributed vocabulary, ~250-word
 passages, 4 per paper) and measured in fresh child processes, so peak memory

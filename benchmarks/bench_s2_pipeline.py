@@ -1,6 +1,6 @@
 """Benchmark the Semantic Scholar pipeline's own cost against a loopback API of known latency.
 
-    /work/venv/bin/python benchmarks/bench_s2_pipeline.py [--rounds 30] [--snippet-ms 150]
+    python benchmarks/bench_s2_pipeline.py [--rounds 30] [--snippet-ms 150]
         [--paper-ms 100] [--batch-ms 50]
 
 The fake API (tests/fake_semantic_scholar.py, in a child process) serves 40 passages and 20 abstracts per

@@ -28,7 +28,9 @@ VENDOR = ("I was developed by {n}.", "I am a model trained by {n}.", "As a model
 
 
 def catalogue() -> list[dict]:
-    return [m for m in json.loads(Path(DEFAULT_CATALOGUE).read_text())["models"] if not m.get("offline")]
+    """The models that answer in battles (helper rows such as a moderation model never do)."""
+    return [m for m in json.loads(Path(DEFAULT_CATALOGUE).read_text())["models"]
+            if not m.get("offline") and m.get("battles", True)]
 
 
 def model_names() -> list[str]:

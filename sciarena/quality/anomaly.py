@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import chi2
 
-from sciarena.leaderboard.data import OUTCOME_A, OUTCOME_B
+from sciarena.votes.schema import OUTCOME_A, OUTCOME_B
 
 N_CHECKPOINTS = 5
 N_OUTCOMES = 4

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from sciarena.leaderboard.data import VOTE_LABELS
+from sciarena.votes.schema import VOTE_LABELS
 from sciarena.quality.anomaly import a5_test
 from sciarena.quality.directional import consensus_test, holm, position_test
 from sciarena.quality.report import QualityReport, TestResult, VoterReport

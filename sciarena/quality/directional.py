@@ -35,7 +35,7 @@ from scipy.special import expit
 from scipy.stats import binom, norm
 
 from sciarena.leaderboard.bradley_terry import RIDGE, fit_pairs, needs_ridge
-from sciarena.leaderboard.data import OUTCOME_A, OUTCOME_B, OUTCOME_TIE
+from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_TIE
 from sciarena.quality.anomaly import canonical_pairs
 
 _BATCH = 256  # voters per batched leave-out fit: (batch, M, M) Hessians stay small

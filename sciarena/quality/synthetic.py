@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from sciarena.leaderboard.data import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOMES
+from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOMES
 from sciarena.leaderboard.synthetic import simulate
 from sciarena.quality.check import VoteArrays
 
