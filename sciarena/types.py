@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterator, Literal, Mapping, Protocol
 
+from sciarena.errors import SciArenaError
+
 DISCIPLINES: tuple[str, ...] = (
     "Natural Science",
     "Healthcare",
@@ -201,7 +203,9 @@ class SideResult:
 
     model: ModelSpec
     answer: Answer | None
-    error: str | None = None  # user-facing message when the generation failed
+    # Why the generation failed, as raised (ProviderTimeout, RateLimited, …): the UI decides by type what
+    # the voter sees, since a provider's message can name its vendor.
+    error: SciArenaError | None = None
     first_token_s: float | None = None
     total_s: float | None = None
     usage: Usage = field(default_factory=Usage)

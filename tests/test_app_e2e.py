@@ -22,7 +22,7 @@ def arena(tmp_path_factory):
 
 
 def stored(arena) -> list[dict]:
-    return list(arena.services.store.records())
+    return list(arena.services.arena.store.records())
 
 
 def every_model_name(arena) -> list[str]:

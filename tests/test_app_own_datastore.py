@@ -44,7 +44,7 @@ def test_index_a_corpus_then_battle_over_it(tmp_path):
         client.predict("tie", "", True, api_name="/vote")
     assert "Tardigrade" in refs_a + refs_b
     assert "Glacier" not in refs_a + refs_b
-    record = list(services.store.records())[-1]
+    record = list(services.arena.store.records())[-1]
     assert record["retrieval_backend"] == f"local:{tmp_path / 'index'}"
     assert "tardi-1#0" in record["context_ids"] and "tardi-2#0" in record["context_ids"]
 

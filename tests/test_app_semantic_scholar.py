@@ -30,7 +30,7 @@ def test_battle_and_vote_over_semantic_scholar(tmp_path):
             assert "How Accurate Are Citations" in refs_a + refs_b
             client.predict("B", "", True, api_name="/vote")
         assert s2.calls("snippet/search") and s2.calls("paper/search")
-    record = list(services.store.records())[-1]
+    record = list(services.arena.store.records())[-1]
     assert record["retrieval_backend"] == "semantic_scholar"
     assert record["retrieval_queries"] and record["context_ids"]
 
