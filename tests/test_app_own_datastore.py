@@ -15,6 +15,8 @@ from sciarena.config import Settings
 from sciarena.errors import RetrievalError
 from sciarena.services import build_services
 
+pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
+
 PAPERS = [
     {"id": "tardi-1", "title": "Tardigrade survival in open space", "authors": ["Kim Jonsson", "Lars Rebecchi"],
      "year": 2008, "venue": "Current Biology",

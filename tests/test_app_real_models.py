@@ -14,6 +14,8 @@ from fake_openai import FakeOpenAI
 from sciarena.config import Settings
 from sciarena.services import build_services
 
+pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
+
 QUESTION = "How does retrieval-augmented generation reduce hallucination?"
 OFFLINE = ("Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)")
 

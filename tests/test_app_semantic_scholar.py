@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from gradio_client import Client
 
 from arena_server import running_arena
 from fake_semantic_scholar import FakeSemanticScholar, Fault
 from sciarena.config import Settings
 from sciarena.services import build_services
+
+pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
 
 QUESTION = "How accurate are citations of retrieval-augmented language models?"
 

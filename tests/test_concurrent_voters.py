@@ -7,6 +7,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 from gradio_client import Client
 from huggingface_hub import HfApi
 
@@ -17,6 +18,8 @@ from sciarena.services import build_services
 from sciarena.votes.hub import HubSync
 from sciarena.votes.load import VoteSource, read_records
 from sciarena.votes.store import LocalVoteStore
+
+pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
 
 VOTERS = 20
 QUESTION = "How do transformers use attention to model long-range dependencies?"
