@@ -137,7 +137,7 @@ def test_a_reason_never_travels_to_the_next_battle(browser, arena):
     page.close()
 
 
-def test_new_battle_right_after_send_never_brings_the_old_answers_back(browser, scripted, make_services, tmp_path):
+def test_new_battle_or_send_during_a_battle_never_brings_the_old_answers_back(browser, scripted, make_services, tmp_path):
     # Slow contestants, so New battle lands while both are still streaming.
     scripted.add("slow-1", *(f"first{i} " for i in range(40)), pause_s=0.05)
     scripted.add("slow-2", *(f"second{i} " for i in range(40)), pause_s=0.05)
@@ -155,4 +155,17 @@ def test_new_battle_right_after_send_never_brings_the_old_answers_back(browser, 
             answers = page.locator("#answer-a").inner_text() + page.locator("#answer-b").inner_text()
             assert "first" not in answers and "second" not in answers, f"New battle after {delay_ms} ms: {answers!r}"
             assert page.locator("#vote-a").is_disabled()
+
+        # Send again while a battle streams: the new question's battle is the one to vote on.
+        page.locator("#question textarea").fill("An earlier question")
+        page.locator("#send").click()
+        page.wait_for_timeout(300)
+        page.locator("#question textarea").fill(QUESTION)
+        page.locator("#send").click()
+        page.wait_for_function("() => !document.querySelector('#vote-a').disabled", timeout=30_000)
+        page.locator("#consent input").check()
+        page.locator("#vote-a").click()
+        page.wait_for_function("() => document.querySelector('#model-names').innerText.includes('Model A:')",
+                               timeout=15_000)
+        assert [r["question"] for r in running.services.arena.store.records()] == [QUESTION]
         page.close()

@@ -90,9 +90,11 @@ def arena_tab(oauth_enabled: bool = False) -> ArenaView:
 def wire_arena(handlers: ArenaHandlers) -> None:
     """Connect the Arena tab's events to its handlers; defines the public /battle and /vote endpoints."""
     v = handlers.view
+    # "always_last": a Send while a battle streams starts the new battle as soon as the old one ends (the
+    # default dropped that Send and left the old battle votable under the new question; settle blanks it).
     locked = v.send.click(handlers.clear, [v.turn], [*v.screen, v.turn], api_visibility="private", queue=False)
     running = locked.then(handlers.battle, [v.question, v.session, v.turn], v.battle_outputs, api_name="battle",
-                          concurrency_limit=32)
+                          concurrency_limit=32, trigger_mode="always_last")
     # Queued (not queue=False) so its update reaches the page after any the battle sent before it ended.
     running.then(handlers.settle, [v.session, v.turn], v.screen, api_visibility="private")
     v.question.submit(None, None, None, js="() => document.querySelector('#send')?.click()",
