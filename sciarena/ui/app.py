@@ -41,11 +41,11 @@ def build_app(services: Services) -> gr.Blocks:
             handlers = ArenaHandlers(services.arena, arena_tab(services.settings.oauth_enabled))
             wire_arena(handlers)
         with gr.Tab("Leaderboard", id="leaderboard"):
-            lb_outputs = leaderboard.build()
+            board = leaderboard.build()
         with gr.Tab("About", id="about"):
             storage = gr.Markdown(elem_id="storage-status")
             gr.Markdown(about_markdown(services))
-        demo.load(leaderboard.refresh, None, lb_outputs, api_visibility="private")
+        demo.load(partial(leaderboard.refresh, board), None, board.outputs, api_visibility="private")
         demo.load(partial(storage_status, services), None, storage, api_visibility="private", queue=False)
     return demo
 
