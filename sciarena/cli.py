@@ -5,6 +5,8 @@ Each command lives next to the code it drives and registers itself here:
   index        build a local datastore from a corpus (sciarena/retrieval/cli.py)
   export       write votes in the released SciArena schema (sciarena/votes/cli.py)
   eval         SciArena-Eval: build the benchmark, score a judge (sciarena/evaluation/cli.py)
+  quality      flag anomalous voters                  (sciarena/quality/cli.py)
+  label        relabel stored votes' question categories / disciplines (sciarena/labelling/cli.py)
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import Sequence
 
 def build_parser() -> argparse.ArgumentParser:
     from sciarena.evaluation import cli as eval_cli
+    from sciarena.labelling import cli as label_cli
     from sciarena.leaderboard import cli as leaderboard_cli
+    from sciarena.quality import cli as quality_cli
     from sciarena.retrieval import cli as index_cli
     from sciarena.votes import cli as export_cli
 
@@ -25,6 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
     index_cli.add_parser(commands)
     export_cli.add_parser(commands)
     eval_cli.add_parser(commands)
+    quality_cli.add_parser(commands)
+    label_cli.add_parser(commands)
     return parser
 
 

@@ -19,6 +19,16 @@ DEFAULT_CATALOGUE = PACKAGE_DIR / "data" / "models.json"
 # can look a key up by the name their catalogue entry gives, without reading os.environ.
 _SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_KEY")
 _N = TypeVar("_N", int, float)
+# Variables of earlier versions, when each helper had its own endpoint settings. A helper now
+# names a catalogue model, whose endpoint and key the catalogue holds; a leftover is an error
+# rather than silently ignored.
+_REPLACED = {
+    "SCIARENA_REWRITE_BASE_URL": "SCIARENA_REWRITE_MODEL",
+    "SCIARENA_REWRITE_KEY_ENV": "SCIARENA_REWRITE_MODEL",
+    "SCIARENA_POSTPROCESS_BASE_URL": "SCIARENA_POSTPROCESS_MODEL",
+    "SCIARENA_POSTPROCESS_KEY_ENV": "SCIARENA_POSTPROCESS_MODEL",
+    "SCIARENA_MODERATION_BASE_URL": "the catalogue's 'omni-moderation-latest' entry",
+}
 
 
 @dataclass(frozen=True)
@@ -29,15 +39,11 @@ class Settings:
     s2_base_url: str = "https://api.semanticscholar.org/graph/v1/"
     s2_timeout_s: float = 10.0
     s2_max_rps: float | None = None  # requests per second to Semantic Scholar; None = 1 with a key, else no limit
-    rewrite_model: str = ""  # a chat model that rewrites questions into search queries; "" = none
-    rewrite_base_url: str | None = None  # OpenAI-compatible endpoint of that model; None = OpenAI
-    rewrite_key_env: str = "OPENAI_API_KEY"
+    rewrite_model: str = ""  # catalogue model that rewrites questions into search queries; "" = none
     reranker: str = "bm25"  # "bm25" | "dense" (needs the optional embedding extra)
-    moderation: str = "auto"  # "auto" (OpenAI when OPENAI_API_KEY is set, else local) | "openai" | "local" | "off"
-    moderation_base_url: str | None = None
-    postprocess_model: str = ""  # an LLM that moves citations to sentence ends and strips Markdown; "" = rules only
-    postprocess_base_url: str | None = None  # its OpenAI-compatible endpoint; None = OpenAI
-    postprocess_key_env: str = "OPENAI_API_KEY"
+    # "auto" (the catalogue's moderation model when its key is set, else local) | "openai" | "local" | "off"
+    moderation: str = "auto"
+    postprocess_model: str = ""  # catalogue model that moves citations to sentence ends; "" = rules only
     top_k: int = 30
     max_question_chars: int = 4000
     generation_timeout_s: float = 120.0
@@ -55,6 +61,10 @@ class Settings:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
         env = dict(os.environ if environ is None else environ)
+        for old, new in _REPLACED.items():
+            if env.get(old):
+                raise ValueError(f"{old} is no longer read: put the endpoint in a SCIARENA_MODELS catalogue file "
+                                 f"and name the model with {new} (see the README).")
         data_dir = Path(env.get("SCIARENA_DATA_DIR", "data"))
         models = env.get("SCIARENA_MODELS")
         seed = env.get("SCIARENA_SEED")
@@ -67,14 +77,9 @@ class Settings:
             s2_timeout_s=_float(env, "S2_TIMEOUT", 10.0),
             s2_max_rps=_float(env, "S2_MAX_RPS", 0.0) if env.get("S2_MAX_RPS") else None,
             rewrite_model=env.get("SCIARENA_REWRITE_MODEL", "").strip(),
-            rewrite_base_url=env.get("SCIARENA_REWRITE_BASE_URL") or None,
-            rewrite_key_env=env.get("SCIARENA_REWRITE_KEY_ENV") or "OPENAI_API_KEY",
             reranker=env.get("SCIARENA_RERANKER", "bm25").strip() or "bm25",
             moderation=env.get("SCIARENA_MODERATION", "auto").strip() or "auto",
-            moderation_base_url=env.get("SCIARENA_MODERATION_BASE_URL") or None,
             postprocess_model=env.get("SCIARENA_POSTPROCESS_MODEL", "").strip(),
-            postprocess_base_url=env.get("SCIARENA_POSTPROCESS_BASE_URL") or None,
-            postprocess_key_env=env.get("SCIARENA_POSTPROCESS_KEY_ENV") or "OPENAI_API_KEY",
             top_k=_int(env, "SCIARENA_TOP_K", 30),
             max_question_chars=_int(env, "SCIARENA_MAX_QUESTION_CHARS", 4000),
             generation_timeout_s=_float(env, "SCIARENA_GENERATION_TIMEOUT", 120.0),

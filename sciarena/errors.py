@@ -25,28 +25,48 @@ class RetrievalError(SciArenaError):
 
 
 class ProviderError(SciArenaError):
-    """A model provider failed; ``model`` names the contestant (hidden until the vote)."""
+    """A model call failed. Callers decide by subclass, never by wording.
 
-    def __init__(self, message: str, *, model: str = "", retryable: bool = False) -> None:
+    ``model`` is the catalogue name of the model called ("" when not known; hidden from voters
+    until the vote); ``status`` is the HTTP status the server answered with, when it answered.
+    """
+
+    def __init__(self, message: str, *, model: str = "", status: int | None = None) -> None:
         super().__init__(message)
         self.model = model
-        self.retryable = retryable
+        self.status = status
 
 
 class NeedsKey(ProviderError):
-    """A provider cannot run because an environment variable is missing."""
+    """A provider cannot run because an environment variable is missing; ``key_env`` names it."""
+
+    def __init__(self, message: str, *, model: str = "", key_env: str = "") -> None:
+        super().__init__(message, model=model)
+        self.key_env = key_env
 
 
 class ProviderTimeout(ProviderError):
-    """The provider did not answer in time."""
+    """The provider did not finish within ``timeout_s`` seconds (None when the budget is not known)."""
+
+    def __init__(self, message: str, *, model: str = "", timeout_s: float | None = None) -> None:
+        super().__init__(message, model=model)
+        self.timeout_s = timeout_s
 
 
 class RateLimited(ProviderError):
-    """The provider kept answering 429 after bounded retries."""
+    """The provider kept answering 429 through all ``attempts``."""
+
+    def __init__(self, message: str, *, model: str = "", attempts: int = 1) -> None:
+        super().__init__(message, model=model, status=429)
+        self.attempts = attempts
 
 
 class MalformedOutput(ProviderError):
     """The provider's output could not be used (empty after cleaning, bad JSON…)."""
+
+
+class Cancelled(ProviderError):
+    """The caller stopped the call (a battle abandoned or over) before the model finished."""
 
 
 class VoteRejected(SciArenaError):

@@ -121,7 +121,8 @@ class BattleRunner:
                     # snapshots (New battle cancels it), so it must not sit waiting on a silent model.
                     yield Progress(safe["a"], safe["b"], sides.battle())
                     continue
-                timeout = ProviderTimeout(f"This model did not finish within {self._timeout_s:.0f} seconds.")
+                timeout = ProviderTimeout(f"This model did not finish within {self._timeout_s:.0f} seconds.",
+                                          timeout_s=self._timeout_s)
                 for side in SIDES:
                     sides.fail(side, timeout, self._clock())
                 break

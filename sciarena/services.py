@@ -8,6 +8,7 @@ visitor's session.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from dataclasses import dataclass
@@ -25,6 +26,9 @@ from sciarena.votes.store import LocalVoteStore
 
 if TYPE_CHECKING:
     from sciarena.postprocess_llm import LLMPostprocessor
+    from sciarena.providers.registry import Models
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -54,20 +58,25 @@ class Services:
             self.hub_sync.start()
 
 
-def open_editor(settings: Settings) -> "LLMPostprocessor | None":
-    """The optional LLM postprocessor (SCIARENA_POSTPROCESS_MODEL); None means rule-based cleaning only."""
+def open_editor(settings: Settings, models: "Models") -> "LLMPostprocessor | None":
+    """The optional LLM postprocessor: the catalogue model SCIARENA_POSTPROCESS_MODEL names, when it can
+    run (else a warning); None means rule-based cleaning only."""
     if not settings.postprocess_model:
         return None
     from sciarena.postprocess_llm import LLMPostprocessor
 
-    return LLMPostprocessor.connect(settings.postprocess_model, base_url=settings.postprocess_base_url,
-                                    api_key=settings.secret(settings.postprocess_key_env))
+    spec, provider = models.pick(settings.postprocess_model, "SCIARENA_POSTPROCESS_MODEL")
+    reason = provider.unavailable_reason(spec)
+    if reason is not None:
+        log.warning("SCIARENA_POSTPROCESS_MODEL %r cannot run (%s); rule-based cleaning only", spec.name, reason)
+        return None
+    return LLMPostprocessor(provider, spec)
 
 
 def build_services(settings: Settings) -> Services:
     """Everything the app needs, built once."""
     from sciarena.providers.catalogue import load_catalogue
-    from sciarena.providers.registry import battle_pool, build_providers
+    from sciarena.providers.registry import Models, battle_pool, build_providers
     from sciarena.retrieval.choose import open_retriever
     from sciarena.votes.hub import open_hub_sync
     from sciarena.votes.load import open_vote_source
@@ -90,7 +99,8 @@ def build_services(settings: Settings) -> Services:
         settings=settings,
         retriever=retriever,
         pool=pool,
-        runner=BattleRunner(providers, timeout_s=settings.generation_timeout_s, editor=open_editor(settings)),
+        runner=BattleRunner(providers, timeout_s=settings.generation_timeout_s,
+                            editor=open_editor(settings, Models(catalogue, providers))),
         store=store,
         counts=BattleCounts(votes.files),
         rng=random.Random(settings.seed),

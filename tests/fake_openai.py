@@ -5,8 +5,10 @@ chunked response, or as one JSON body) and ``POST /v1/moderations`` on
 127.0.0.1, on a random port, from a thread. Each model id answers from its
 ``Script``: text chunks, optional reasoning chunks, delays, a sequence of HTTP
 faults before success (or a fault forever), a stream cut mid-answer (the socket
-is closed without ending the chunked body), and token usage. Every request is
-logged with its JSON body so tests can assert what a client sent.
+is closed without ending the chunked body), a stream of ``: keep-alive``
+comments that never delivers a chunk, and token usage. Every request is
+logged with its JSON body so tests can assert what a client sent, and every
+stream the client hung up on is counted (``hangups``).
 
     with FakeOpenAI() as server:
         server.add_script("o3-like", chunks=("Hello", " world"), faults=(429, 429))
@@ -14,6 +16,7 @@ logged with its JSON body so tests can assert what a client sent.
         Together(base_url=server.root_url, api_key="k")           # the root: together adds /v1
 
 Requests for a model with no script get a 404 error body, as real servers do.
+``point_catalogue_at`` writes a user catalogue file that sends an endpoint's models here.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import socket
+from pathlib import Path
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -42,7 +46,9 @@ class Script:
     socket after this many content chunks; ``reasoning_field``: where reasoning
     chunks go ("reasoning_content" or "reasoning"); ``usage``: "requested" sends a
     usage chunk only when ``stream_options.include_usage`` is set (OpenAI),
-    "always" sends it regardless (Together), "never" omits it. ``respond``: when set, the
+    "always" sends it regardless (Together), "never" omits it. ``keep_alive_only``: after the
+    headers, send an SSE comment every ``keep_alive_every_s`` and nothing else, until the client
+    hangs up (or ``keep_alive_limit_s`` passes, so a broken client cannot hang the suite). ``respond``: when set, the
     content chunks are ``respond(request_body)`` instead of ``chunks``, for answers that
     depend on what was asked (e.g. a judge preferring the answer with a marker word).
     """
@@ -60,6 +66,9 @@ class Script:
     prompt_tokens: int | None = None  # default: words in the request's messages
     finish_reason: str = "stop"
     respond: Callable[[dict[str, Any]], Iterable[str]] | None = None
+    keep_alive_only: bool = False
+    keep_alive_every_s: float = 0.05
+    keep_alive_limit_s: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -75,7 +84,12 @@ class _State:
     scripts: dict[str, Script] = field(default_factory=dict)
     served: dict[str, int] = field(default_factory=dict)
     log: list[LoggedRequest] = field(default_factory=list)
+    hangups: dict[str, int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    hung_up: threading.Condition = field(init=False)  # notified on every request and every hang-up
+
+    def __post_init__(self) -> None:
+        self.hung_up = threading.Condition(self.lock)
 
 
 class FakeOpenAI(LoopbackServer):
@@ -105,6 +119,22 @@ class FakeOpenAI(LoopbackServer):
         """How many chat requests ``model_id`` received."""
         return len(self.requests(model_id))
 
+    def hangups(self, model_id: str) -> int:
+        """How many of ``model_id``'s streams the client closed before the server ended them."""
+        with self._state.lock:
+            return self._state.hangups.get(model_id, 0)
+
+    def wait_for_request(self, model_id: str, timeout_s: float = 5.0) -> bool:
+        """Block until ``model_id`` has received a chat request; False if none came in time."""
+        with self._state.hung_up:
+            return self._state.hung_up.wait_for(
+                lambda: any(r.body.get("model") == model_id for r in self._state.log), timeout_s)
+
+    def wait_for_hangup(self, model_id: str, timeout_s: float = 5.0) -> bool:
+        """Block until a client has hung up on a ``model_id`` stream; False if none did in time."""
+        with self._state.hung_up:
+            return self._state.hung_up.wait_for(lambda: self._state.hangups.get(model_id, 0) > 0, timeout_s)
+
     # -- lifecycle ----------------------------------------------------------
     @property
     def base_url(self) -> str:
@@ -122,8 +152,14 @@ class FakeOpenAI(LoopbackServer):
             return script, turn
 
     def _log(self, entry: LoggedRequest) -> None:
-        with self._state.lock:
+        with self._state.hung_up:
             self._state.log.append(entry)
+            self._state.hung_up.notify_all()
+
+    def _hangup(self, model_id: str) -> None:
+        with self._state.hung_up:
+            self._state.hangups[model_id] = self._state.hangups.get(model_id, 0) + 1
+            self._state.hung_up.notify_all()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -203,6 +239,9 @@ class _Handler(BaseHTTPRequestHandler):
             return [{"index": 0, "delta": fields, "finish_reason": None}]
 
         try:
+            if script.keep_alive_only:
+                self._keep_alive(script)
+                return
             event(delta(role="assistant", content=""))
             time.sleep(script.first_token_delay_s)
             for piece in script.reasoning:
@@ -225,6 +264,15 @@ class _Handler(BaseHTTPRequestHandler):
             self._chunk(b"")  # the terminating zero-length chunk
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True  # the client went away: nothing more to send
+            self.fake._hangup(model)
+
+    def _keep_alive(self, script: Script) -> None:
+        """Comments only, as a proxy keeping an idle stream open does; BrokenPipeError once the client leaves."""
+        stop_at = time.monotonic() + script.keep_alive_limit_s
+        while time.monotonic() < stop_at:
+            self._chunk(b": keep-alive\n\n")
+            time.sleep(script.keep_alive_every_s)
+        self._chunk(b"")
 
     def _cut(self) -> None:
         """Drop the connection mid-body, as a crashed upstream or a dead proxy would."""
@@ -269,3 +317,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
         self.wfile.flush()
+
+
+def point_catalogue_at(server: FakeOpenAI, path: Path, *, endpoint: str = "openai",
+                       helpers: Iterable[str] = ()) -> Path:
+    """Write a user catalogue file (SCIARENA_MODELS) that moves ``endpoint`` onto ``server`` and adds
+    each of ``helpers`` as a model of that endpoint that never battles (its name is its model id)."""
+    doc = {"endpoints": {endpoint: {"base_url": server.base_url}},
+           "models": [{"name": name, "provider": endpoint, "model_id": name, "battles": False} for name in helpers]}
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path

@@ -28,6 +28,7 @@ def catalogue_file(tmp_path, base_url: str):
             {"name": "Loop Alpha", "provider": "loop", "model_id": "alpha", "organisation": "Test",
              "price_input_per_m": 2.0, "price_output_per_m": 8.0},
             {"name": "Loop Beta", "provider": "loop", "model_id": "beta", "organisation": "Test"},
+            {"name": "editor", "provider": "loop", "model_id": "editor", "battles": False},
             *({"name": name, "enabled": False} for name in OFFLINE),
         ],
     }))
@@ -92,9 +93,7 @@ def test_the_llm_postprocessor_edits_answers_and_a_bad_edit_is_ignored(tmp_path,
     server.add_script("beta", ("Retrieval helps [2] a lot, as shown in trials.",))
     edited = json.dumps({"references": [1], "response": "Retrieval grounds answers in papers [1]."})
     server.add_script("editor", (edited,))
-    services = build_services(settings_for(tmp_path, server, SCIARENA_POSTPROCESS_MODEL="editor",
-                                           SCIARENA_POSTPROCESS_BASE_URL=server.base_url,
-                                           SCIARENA_POSTPROCESS_KEY_ENV="LOOP_API_KEY"))
+    services = build_services(settings_for(tmp_path, server, SCIARENA_POSTPROCESS_MODEL="editor"))
     progress = services.arena.start_battle(QUESTION)
     battle = list(progress)[-1].battle
     by_model = {battle.side_a.model.name: battle.side_a, battle.side_b.model.name: battle.side_b}

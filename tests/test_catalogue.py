@@ -9,7 +9,7 @@ import pytest
 
 from sciarena.config import DEFAULT_CATALOGUE, Settings
 from sciarena.providers.catalogue import BUILTIN_PROVIDERS, CatalogueError, load_catalogue, load_catalogue_files
-from sciarena.providers.offline import offline_specs
+from sciarena.types import ModelSpec
 
 # Table 6 of the SciArena paper (as of 2026-01-11): display name -> (organisation, reasoning kind).
 PAPER_TABLE_6 = {
@@ -69,12 +69,35 @@ def test_paper_models_and_offline_baselines(shipped) -> None:
         assert model.open_weights == (model.name in PAPER_OPEN), model.name
 
 
+OFFLINE_NAMES = {"extractive-mmr": "Extractive-MMR (offline)", "per-paper-digest": "Per-Paper Digest (offline)",
+                 "claim-clusters": "Claim Clusters (offline)"}
+
+
 def test_offline_entries_match_the_offline_provider(shipped) -> None:
-    offline = {m.name: m for m in shipped.models if m.offline}
-    expected = {s.name: s for s in offline_specs()}
-    assert set(offline) == set(expected)
-    for name, spec in expected.items():
-        assert offline[name] == spec
+    from sciarena.providers.offline import OFFLINE_MODEL_IDS
+
+    offline = {m.model_id: m for m in shipped.models if m.offline}
+    assert set(offline) == set(OFFLINE_MODEL_IDS) == set(OFFLINE_NAMES)
+    for model_id, spec in offline.items():
+        assert spec == ModelSpec(name=OFFLINE_NAMES[model_id], provider="offline", model_id=model_id,
+                                 organisation="SciArena (offline baseline)", open_weights=True, reasoning="no",
+                                 price_input_per_m=0.0, price_output_per_m=0.0, offline=True)
+
+
+def test_helpers_are_found_by_name_but_never_battle(shipped, tmp_path: Path) -> None:
+    moderation = shipped.find("omni-moderation-latest")
+    assert moderation is not None and moderation.provider == "openai"
+    assert moderation not in shipped.models and shipped.helpers == (moderation,)
+    # A setting may name a model by display name, in any case, or by its unique API model id.
+    assert shipped.find("gpt-4.1-mini") is shipped.find("GPT-4.1-mini") is shipped.get("GPT-4.1-mini")
+    assert shipped.find("gpt-4.1-mini-2025-04-14") is shipped.get("GPT-4.1-mini")
+    assert shipped.find("no such model") is None
+    user = write(tmp_path, {"endpoints": {"mod": {"base_url": "http://127.0.0.1:9/v1", "key_env": None}},
+                            "models": [{"name": "omni-moderation-latest", "provider": "mod"},
+                                       {"name": "Rewriter", "provider": "mod", "model_id": "r", "battles": False}]})
+    merged = load_catalogue(Settings(models_file=user))
+    assert merged.find("omni-moderation-latest").provider == "mod"  # type: ignore[union-attr]
+    assert merged.get("Rewriter") is None and merged.find("rewriter").model_id == "r"  # type: ignore[union-attr]
 
 
 def test_paper_generation_settings(shipped) -> None:
@@ -149,6 +172,7 @@ def test_user_file_merges_by_name_and_key(tmp_path: Path) -> None:
     ({"models": [{"name": "X", "provider": "openai", "model_id": "x", "reasoning": "maybe"}]}, "'reasoning' must be"),
     ({"models": [{"name": "X", "provider": "openai", "model_id": "x", "price_input_per_m": -1}]}, "non-negative"),
     ({"models": [{"name": "X", "provider": "openai", "model_id": "x", "offline": True}]}, "'offline': true goes"),
+    ({"models": [{"name": "X", "provider": "openai", "model_id": "x", "battles": "no"}]}, "'battles' must be true"),
     ({"models": [{"name": "X", "provider": "openai", "model_id": "x"}] * 2}, "'X' appears twice"),
     ({"models": [{"provider": "openai", "model_id": "x"}]}, r"model #1 needs a non-empty 'name'"),
     ({"models": [{"name": "X", "provider": "openai", "model_id": "x", "params": {"extra_body": 1}}]},

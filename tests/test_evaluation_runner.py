@@ -14,13 +14,21 @@ from sciarena.evaluation.runner import run_judge
 
 @dataclass
 class GatedJudge:
-    """Answers "A"; every item but the first waits until ``release`` is set."""
+    """Answers "A". No call returns before ``in_flight`` calls have started (so what is in flight
+    does not depend on how fast the pool's threads get going); then the first item returns, and
+    every other one waits until ``release`` is set."""
 
+    in_flight: int
     name: str = "gated"
     kind: str = "baseline"
     release: threading.Event = field(default_factory=threading.Event)
+    started: threading.Barrier = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.started = threading.Barrier(self.in_flight, timeout=10)
 
     def judge(self, item: EvalItem, *, swapped: bool = False) -> Reply:
+        self.started.wait()
         if item.id != "i0":
             self.release.wait(10)
         return Reply(text="A", verdict="A")
@@ -32,7 +40,7 @@ def items(n: int) -> list[EvalItem]:
 
 
 def test_ctrl_c_stops_new_items_but_saves_the_calls_in_flight():
-    judge = GatedJudge()
+    judge = GatedJudge(in_flight=4)
     seen: list[str] = []
     told: list[int] = []
 

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, point_catalogue_at
 from fake_semantic_scholar import FakeSemanticScholar
-from openai import OpenAI
 
 from sciarena.config import Settings
-from sciarena.errors import FlaggedQuestion, RetrievalError
-from sciarena.retrieval.choose import LLMClients, RetrievalOptions, open_moderator, open_retriever
+from sciarena.errors import FlaggedQuestion, RetrievalError, SciArenaError
+from sciarena.providers.registry import Models, open_models
+from sciarena.retrieval.choose import RetrievalOptions, open_moderator, open_retriever
 from sciarena.retrieval.moderation import (
     FLAGGED_MESSAGE,
+    MODERATION_MODEL,
     LocalModerator,
     ModeratedRetriever,
-    OpenAIModerator,
+    ModelModerator,
     local_check,
 )
 from sciarena.types import Retrieval
@@ -73,33 +76,39 @@ def test_a_flagged_question_reaches_no_retriever():
     assert inner.questions == ["How do stomata respond to drought?"]
 
 
-def test_openai_moderation_flags_and_passes():
+def loop_models(server: FakeOpenAI, tmp_path, key: str | None = "k", helpers: tuple[str, ...] = ()) -> Models:
+    """The shipped catalogue with OpenAI's endpoint (moderation included) moved onto ``server``."""
+    path = point_catalogue_at(server, tmp_path / "models.json", helpers=helpers)
+    return open_models(Settings(models_file=path, secrets={"OPENAI_API_KEY": key} if key else {}))
+
+
+def test_the_catalogues_moderation_model_flags_and_passes(tmp_path):
     with FakeOpenAI() as server:
-        moderator = OpenAIModerator.connect(api_key="k", base_url=server.base_url)
+        moderator = open_moderator(RetrievalOptions(moderation="openai"), loop_models(server, tmp_path))
+        assert isinstance(moderator, ModelModerator)
         verdict = moderator.check("a question about FLAGGED-TOPIC")
-        assert verdict.flagged and verdict.source == "openai" and verdict.categories == ("harassment",)
+        assert verdict.flagged and verdict.source == MODERATION_MODEL and verdict.categories == ("harassment",)
         clean = moderator.check("How do stomata respond to drought?")
-        assert not clean.flagged and clean.source == "openai"
+        assert not clean.flagged and clean.source == MODERATION_MODEL
         sent = server.requests(path="/v1/moderations")
         assert [r.body["model"] for r in sent] == ["omni-moderation-latest"] * 2
         assert sent[1].body["input"] == "How do stomata respond to drought?"
 
 
-def test_openai_moderation_outage_falls_back_to_the_local_check():
-    with FakeOpenAI(api_key="right") as server:  # a wrong key: every call fails (401)
-        moderator = OpenAIModerator(OpenAI(api_key="wrong", base_url=server.base_url, max_retries=0))
+def test_a_moderation_outage_falls_back_to_the_local_check(tmp_path):
+    with FakeOpenAI(api_key="right") as server:  # a wrong key: every call fails (401), and is not retried
+        moderator = open_moderator(RetrievalOptions(moderation="openai"), loop_models(server, tmp_path, key="wrong"))
         assert moderator.check("kys").source == "local" and moderator.check("kys").flagged
         assert not moderator.check("How do stomata respond to drought?").flagged
         assert len(server.requests(path="/v1/moderations")) == 3
 
 
-def test_flagged_question_sends_nothing_to_models_or_semantic_scholar():
+def test_flagged_question_sends_nothing_to_models_or_semantic_scholar(tmp_path):
     with FakeOpenAI() as llm, FakeSemanticScholar() as s2:
         llm.add_script("rewriter", chunks=('{"snippet_query": "q", "keyword_query": "q"}',))
         options = RetrievalOptions(retriever="semantic_scholar", s2_base_url=s2.base_url, rewrite_model="rewriter",
-                                   rewrite_base_url=llm.base_url, rewrite_api_key="k",
-                                   moderation="openai", moderation_api_key="k", moderation_base_url=llm.base_url)
-        retriever = open_retriever(Settings(), options=options)
+                                   moderation="openai")
+        retriever = open_retriever(Settings(), loop_models(llm, tmp_path, helpers=("rewriter",)), options=options)
         with pytest.raises(FlaggedQuestion):
             retriever.retrieve("Tell me about FLAGGED-TOPIC in citation accuracy")
         assert s2.requests == [] and llm.requests() == []
@@ -109,18 +118,21 @@ def test_flagged_question_sends_nothing_to_models_or_semantic_scholar():
         assert s2.requests
 
 
-def test_moderation_modes():
-    assert open_moderator(RetrievalOptions(moderation="off")) is None
-    assert isinstance(open_moderator(RetrievalOptions(moderation="local", moderation_api_key="k")), LocalModerator)
-    assert isinstance(open_moderator(RetrievalOptions(moderation="auto")), LocalModerator)
-    auto = open_moderator(RetrievalOptions(moderation="auto", moderation_api_key="k"))
-    assert isinstance(auto, OpenAIModerator)
-    injected = open_moderator(RetrievalOptions(), LLMClients(moderation=OpenAI(api_key="x")))
-    assert isinstance(injected, OpenAIModerator)
-    with pytest.raises(RetrievalError, match="OPENAI_API_KEY"):
-        open_moderator(RetrievalOptions(moderation="openai"))
+def test_moderation_modes(tmp_path):
+    without_key, with_key = open_models(Settings()), open_models(Settings(secrets={"OPENAI_API_KEY": "k"}))
+    assert open_moderator(RetrievalOptions(moderation="off"), with_key) is None
+    assert isinstance(open_moderator(RetrievalOptions(moderation="local"), with_key), LocalModerator)
+    assert isinstance(open_moderator(RetrievalOptions(moderation="auto"), without_key), LocalModerator)
+    assert isinstance(open_moderator(RetrievalOptions(moderation="auto"), with_key), ModelModerator)
+    with pytest.raises(RetrievalError, match="set OPENAI_API_KEY"):
+        open_moderator(RetrievalOptions(moderation="openai"), without_key)
     with pytest.raises(RetrievalError, match="Unknown moderation mode"):
-        open_moderator(RetrievalOptions(moderation="strict"))
+        open_moderator(RetrievalOptions(moderation="strict"), with_key)
+    # A catalogue without a moderation model: "auto" checks locally, "openai" says what is missing.
+    bare = Models(replace(with_key.catalogue, helpers=()), with_key.providers)
+    assert isinstance(open_moderator(RetrievalOptions(moderation="auto"), bare), LocalModerator)
+    with pytest.raises(SciArenaError, match="no model named 'omni-moderation-latest'"):
+        open_moderator(RetrievalOptions(moderation="openai"), bare)
 
 
 def test_local_retrievers_are_moderated_too(tmp_path):

@@ -6,9 +6,11 @@ import re
 
 import pytest
 
+from sciarena.config import Settings
 from sciarena.errors import ProviderError
 from sciarena.postprocess import cited_numbers, clean_answer, strip_markdown
-from sciarena.providers.offline import OFFLINE_MODEL_IDS, OfflineProvider, offline_specs
+from sciarena.providers.catalogue import load_catalogue
+from sciarena.providers.offline import OFFLINE_MODEL_IDS, OfflineProvider
 from sciarena.providers.offline_strategies import mmr, spherical_kmeans
 from sciarena.types import GenerationRequest, ModelSpec, Paper, Passage, Reference
 
@@ -59,7 +61,7 @@ def _references() -> tuple[Reference, ...]:
 
 
 REFS = _references()
-SPECS = {spec.model_id: spec for spec in offline_specs()}
+SPECS = {spec.model_id: spec for spec in load_catalogue(Settings()).models if spec.offline}
 
 
 def _answer(model_id: str, refs: tuple[Reference, ...] = REFS, question: str = QUESTION) -> str:
@@ -165,15 +167,20 @@ def test_unknown_model_id_is_a_provider_error_and_reported_unavailable() -> None
         list(provider.stream(spec, GenerationRequest(question=QUESTION, references=REFS)))
 
 
-def test_offline_specs_describe_free_labelled_baselines() -> None:
-    specs = offline_specs()
-    assert [s.model_id for s in specs] == list(OFFLINE_MODEL_IDS)
-    assert [s.name for s in specs] == ["Extractive-MMR (offline)", "Per-Paper Digest (offline)",
-                                       "Claim Clusters (offline)"]
-    for s in specs:
-        assert (s.provider, s.offline, s.open_weights, s.reasoning) == ("offline", True, True, "no")
-        assert (s.organisation, s.price_input_per_m, s.price_output_per_m) == ("SciArena (offline baseline)", 0.0, 0.0)
-        assert OfflineProvider().unavailable_reason(s) is None
+def test_every_catalogue_baseline_runs_and_a_cancel_stops_the_pacing() -> None:
+    import threading
+
+    from sciarena.errors import Cancelled
+
+    assert set(SPECS) == set(OFFLINE_MODEL_IDS)
+    assert all(OfflineProvider().unavailable_reason(s) is None for s in SPECS.values())
+    cancel = threading.Event()
+    request = GenerationRequest(question=QUESTION, references=REFS)
+    stream = OfflineProvider(words_per_chunk=1).stream(SPECS["extractive-mmr"], request, cancel=cancel)
+    assert next(stream).text
+    cancel.set()
+    with pytest.raises(Cancelled):
+        next(stream)
 
 
 def test_mmr_trades_relevance_against_redundancy() -> None:

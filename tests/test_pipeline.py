@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from pathlib import Path
 
 import fake_semantic_scholar as fixture
@@ -11,7 +10,7 @@ import pytest
 from fake_semantic_scholar import FakeSemanticScholar, Fault
 
 from sciarena.config import Settings
-from sciarena.errors import RetrievalError
+from sciarena.errors import RetrievalError, SciArenaError
 from sciarena.retrieval.choose import FALLBACK_NOTE, RetrievalOptions, open_retriever
 from sciarena.retrieval.local import LocalIndex
 from sciarena.retrieval.pipeline import (
@@ -29,7 +28,7 @@ from sciarena.retrieval.semantic_scholar import (
     SemanticScholarClient,
     SemanticScholarUnavailable,
 )
-from sciarena.types import Paper, Passage
+from sciarena.types import ModelSpec, Paper, Passage
 
 BROAD = ("How accurate are citations of retrieval-augmented language models, and do dense "
          "retrievers beat BM25 lexical matching for scientific search?")
@@ -162,12 +161,11 @@ def test_both_searches_run_concurrently():
     with FakeSemanticScholar(latency_s={"snippet/search": 0.2, "paper/search": 0.2}) as s2:
         retriever = retriever_for(s2)
         retriever.retrieve("warm up the connection pool")
-        started = time.perf_counter()
         result = retriever.retrieve(BROAD)
-        elapsed = time.perf_counter() - started
         snippet, paper = s2.calls("snippet/search")[-1], s2.calls("paper/search")[-1]
     assert result.references
-    assert 0.2 <= elapsed < 0.36, elapsed  # one latency (0.2 s) plus work, not two (0.4 s)
+    # Each search was still being served when the other started: they overlapped, whatever the load
+    # on the machine (a bound on elapsed time would measure the machine, not the code).
     assert max(snippet.started, paper.started) < min(snippet.finished, paper.finished)
 
 
@@ -312,10 +310,21 @@ def test_options_from_settings_read_keys_from_secrets():
     settings = Settings(retriever="semantic_scholar", top_k=12,
                         secrets={"S2_API_KEY": "s2k", "OPENAI_API_KEY": "oak"})
     opts = RetrievalOptions.from_settings(settings)
-    assert (opts.retriever, opts.top_k, opts.s2_api_key, opts.moderation_api_key) == (
-        "semantic_scholar", 12, "s2k", "oak")
+    assert (opts.retriever, opts.top_k, opts.s2_api_key) == ("semantic_scholar", 12, "s2k")
     assert opts.rewrite_model == "" and opts.fallback == "" and opts.moderation == "auto"
     assert "s2k" not in repr(opts) and "oak" not in repr(opts)
+
+
+@pytest.mark.parametrize("old", ["SCIARENA_REWRITE_BASE_URL", "SCIARENA_REWRITE_KEY_ENV", "SCIARENA_MODERATION_BASE_URL",
+                                 "SCIARENA_POSTPROCESS_BASE_URL", "SCIARENA_POSTPROCESS_KEY_ENV"])
+def test_replaced_helper_settings_are_refused_with_what_to_do_instead(old):
+    with pytest.raises(ValueError, match=f"{old} is no longer read: .*SCIARENA_MODELS"):
+        Settings.from_env({old: "http://127.0.0.1:8000/v1"})
+
+
+def test_a_rewrite_model_that_is_not_in_the_catalogue_is_named(s2):
+    with pytest.raises(SciArenaError, match="SCIARENA_REWRITE_MODEL: no model named 'gpt-9'"):
+        open_retriever(Settings(), options=s2_options(s2, rewrite_model="gpt-9"))
 
 
 # --- query rewriting (scripted OpenAI-compatible server) --------------------------------
@@ -337,9 +346,11 @@ def llm():
 
 
 def rewriter_for(server, model: str = "rewriter", **kwargs):
+    from sciarena.providers.openai_compat import OpenAICompatibleProvider
     from sciarena.retrieval.rewrite import QueryRewriter
 
-    return QueryRewriter.connect(model, base_url=server.base_url, api_key="k", **kwargs)
+    provider = OpenAICompatibleProvider(base_url=server.base_url, api_key="k")
+    return QueryRewriter(provider, ModelSpec(name=model, provider="openai", model_id=model), **kwargs)
 
 
 def test_rewriting_sets_queries_and_filters_end_to_end(llm, s2):
@@ -365,8 +376,8 @@ def test_rewriting_sets_queries_and_filters_end_to_end(llm, s2):
     ({"chunks": ("Sure! Here are some queries: dense retrieval",)}, INVALID),
     ({"chunks": ('{"snippet_query": ""}',)}, INVALID),
     ({"chunks": ('{"snippet_query": "q", "venues": "ACL"}',)}, INVALID),
-    ({"fail_forever": 500, "retry_after": "0"}, "the rewriting model failed (InternalServerError)"),
-    ({"first_token_delay_s": 1.0}, "the rewriting model failed (APITimeoutError)"),
+    ({"fail_forever": 500, "retry_after": "0"}, "the rewriting model failed (HTTP 500)"),
+    ({"first_token_delay_s": 1.0}, "the rewriting model failed (ProviderTimeout)"),
 ])
 def test_rewriting_failures_fall_back_to_the_raw_question(llm, s2, script, reason):
     llm.add_script("rewriter", **script)
@@ -379,7 +390,7 @@ def test_rewriting_failures_fall_back_to_the_raw_question(llm, s2, script, reaso
 
 def test_unknown_rewriting_model_falls_back(llm, s2):
     result = retriever_for(s2, rewriter=rewriter_for(llm, model="missing")).retrieve(BROAD)
-    assert result.filters["rewriting"] == "fallback: the rewriting model failed (NotFoundError)"
+    assert result.filters["rewriting"] == "fallback: the rewriting model failed (HTTP 404)"
 
 
 def test_a_server_without_json_schema_is_asked_for_json_object(llm):
@@ -411,15 +422,20 @@ def test_parse_plan_cleans_what_the_model_wrote():
             parse_plan(bad)
 
 
-def test_open_retriever_wires_the_rewriter_from_options(llm, s2):
+def test_open_retriever_wires_the_rewriter_from_the_catalogue(llm, s2, tmp_path):
     import json
 
-    llm.add_script("rewriter", chunks=(json.dumps(PLAN),))
-    options = s2_options(s2, rewrite_model="rewriter", rewrite_base_url=llm.base_url, rewrite_api_key="k")
-    result = open_retriever(Settings(), options=options).retrieve(BROAD)
+    from fake_openai import point_catalogue_at
+
+    catalogue = point_catalogue_at(llm, tmp_path / "models.json", helpers=("Rewriter",))
+    llm.add_script("Rewriter", chunks=(json.dumps(PLAN),))
+    options = s2_options(s2, rewrite_model="rewriter")  # catalogue names are matched ignoring case
+    with_key = Settings(models_file=catalogue, secrets={"OPENAI_API_KEY": "k"})
+    result = open_retriever(with_key, options=options).retrieve(BROAD)
     assert result.filters["rewriting"] == "model" and result.queries[0] == PLAN["snippet_query"]
-    no_key = s2_options(s2, rewrite_model="rewriter")
-    assert open_retriever(Settings(), options=no_key).retrieve(BROAD).filters["rewriting"].startswith("fallback")
+    assert llm.requests("Rewriter")[0].headers["authorization"] == "Bearer k"
+    no_key = open_retriever(Settings(models_file=catalogue), options=options)
+    assert no_key.retrieve(BROAD).filters["rewriting"].startswith("fallback")
 
 
 def test_with_a_key_the_pipeline_keeps_to_one_request_per_second(s2):

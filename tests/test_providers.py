@@ -1,4 +1,4 @@
-"""OpenAI-compatible and Together providers against the loopback server, with the real clients."""
+"""The provider for endpoint rows, with both clients (openai, together) against the loopback server."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from fake_openai import FakeOpenAI
 from sciarena.config import Settings
 from sciarena.errors import NeedsKey, ProviderError, ProviderTimeout, RateLimited
 from sciarena.providers.catalogue import load_catalogue
-from sciarena.providers.openai_compat import ChatCompletionsProvider, OpenAICompatibleProvider
+from sciarena.providers.openai_compat import OpenAICompatibleProvider
 from sciarena.providers.retry import RetryPolicy, retry_after_seconds
-from sciarena.providers.together_provider import TogetherProvider
 from sciarena.types import Delta, GenerationRequest, ModelSpec, Usage
 
 KEY = "sk-test-secret-0123456789"
@@ -30,14 +29,15 @@ def spec(model_id: str, provider: str = "openai", **params: object) -> ModelSpec
     return ModelSpec(name=f"Model {model_id}", provider=provider, model_id=model_id, params=params)
 
 
-def make(kind: str, server: FakeOpenAI, **options: object) -> ChatCompletionsProvider:
+def make(kind: str, server: FakeOpenAI, **options: object) -> OpenAICompatibleProvider:
     options = {"api_key": KEY, "backoff_s": 0.01, **options}
-    if kind == "together":
-        return TogetherProvider(base_url=server.root_url, **options)  # type: ignore[arg-type]
+    if kind == "together":  # the together client adds /v1 itself, as the shipped catalogue row expects
+        return OpenAICompatibleProvider(name="together", client="together", base_url=server.root_url,
+                                        key_env="TOGETHER_API_KEY", **options)  # type: ignore[arg-type]
     return OpenAICompatibleProvider(base_url=server.base_url, **options)  # type: ignore[arg-type]
 
 
-def collect(provider: ChatCompletionsProvider, model: ModelSpec) -> list[Delta]:
+def collect(provider: OpenAICompatibleProvider, model: ModelSpec) -> list[Delta]:
     return list(provider.stream(model, REQUEST))
 
 
@@ -139,15 +139,15 @@ def test_500_forever_gives_a_short_error_after_bounded_attempts(server: FakeOpen
     assert server.attempts("m") == 4
     assert "500" in message and "4 attempts" in message
     assert len(message) < 120 and "\n" not in message and KEY not in message
-    assert caught.value.retryable and caught.value.model == "Model m"
+    assert caught.value.status == 500 and caught.value.model == "Model m"
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
 def test_429_forever_is_rate_limited(server: FakeOpenAI, kind: str) -> None:
     server.add_script("m", ("never",), fail_forever=429)
-    with pytest.raises(RateLimited, match="429"):
+    with pytest.raises(RateLimited, match="429") as caught:
         collect(make(kind, server, max_retries=2), spec("m"))
-    assert server.attempts("m") == 3
+    assert server.attempts("m") == 3 and caught.value.attempts == 3 and caught.value.status == 429
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
@@ -218,8 +218,9 @@ def test_missing_key_names_the_variable(server: FakeOpenAI, kind: str) -> None:
     provider = make(kind, server, api_key=None)
     env = "OPENAI_API_KEY" if kind == "openai" else "TOGETHER_API_KEY"
     assert provider.unavailable_reason(spec("m")) == f"set {env}"
-    with pytest.raises(NeedsKey, match=env):
+    with pytest.raises(NeedsKey, match=env) as caught:
         collect(provider, spec("m"))
+    assert caught.value.key_env == env
     assert server.requests() == []
 
 
@@ -248,8 +249,9 @@ def test_stalled_server_times_out(server: FakeOpenAI, kind: str, stall: str) -> 
     else:
         server.add_script("m", ("a", "b"), chunk_delay_s=3.0)
     start = time.monotonic()
-    with pytest.raises(ProviderTimeout, match="0.5 s"):
+    with pytest.raises(ProviderTimeout, match="0.5 s") as caught:
         collect(make(kind, server, timeout=0.5), spec("m"))
+    assert caught.value.timeout_s == 0.5
     assert time.monotonic() - start < 2.5
     assert server.attempts("m") == 1  # the time budget is spent; no retry
 

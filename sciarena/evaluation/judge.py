@@ -1,9 +1,10 @@
 """Pairwise judges for SciArena-Eval: the prompt, the verdict parser, model and baseline judges.
 
 A judge sees a question and two answers (with the references each cited, when the
-benchmark has them) and names the better one with a single letter. Model judges
-run through the same provider layer as battles, so a judge is named by its
-catalogue display name and uses the same keys and base URLs. Two offline
+benchmark has them) and names the better one with a single letter. A model judge
+is a catalogue model called through its provider (providers.calls.complete), like
+every other helper, so it is named by its catalogue name and uses the same keys,
+base URLs, timeouts and retries as a battle. Two offline
 baselines — not models — give the offline demo and the tests something real to
 score.
 """
@@ -18,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sciarena.errors import EvaluationInputError
 from sciarena.evaluation.benchmark import EvalItem
 from sciarena.postprocess import strip_reasoning
-from sciarena.types import GenerationRequest, ModelSpec, Provider, Usage
+from sciarena.providers.calls import complete
+from sciarena.types import ModelSpec, Provider, Usage
 
 if TYPE_CHECKING:
     from sciarena.config import Settings
@@ -210,15 +212,8 @@ class ModelJudge:
         return self.spec.name
 
     def judge(self, item: EvalItem, *, swapped: bool = False) -> Reply:
-        request = GenerationRequest(question=item.question, references=(),
-                                    messages=tuple(build_judge_messages(item, swapped=swapped)))
-        pieces: list[str] = []
-        usage = Usage()
-        for delta in self.provider.stream(self.spec, request):
-            pieces.append(delta.text)  # a reasoning model's thoughts arrive as delta.reasoning: ignored
-            usage = delta.usage or usage
-        text = "".join(pieces)
-        return Reply(text=text, verdict=parse_verdict(text), usage=usage)
+        reply = complete(self.provider, self.spec, build_judge_messages(item, swapped=swapped))
+        return Reply(text=reply.text, verdict=parse_verdict(reply.text), usage=reply.usage)
 
 
 def resolve_judge(name: str, settings: "Settings | None" = None) -> Judge:
@@ -232,11 +227,10 @@ def resolve_judge(name: str, settings: "Settings | None" = None) -> Judge:
         return baseline_judge(name)
     if settings is None:
         raise EvaluationInputError(f"judge {name!r} needs settings (keys, catalogue)")
-    from sciarena.providers.catalogue import load_catalogue
-    from sciarena.providers.registry import build_providers
+    from sciarena.providers.registry import open_models
 
-    catalogue = load_catalogue(settings)
-    spec = catalogue.get(name) or next((m for m in catalogue.models if m.name.lower() == name.lower()), None)
+    models = open_models(settings)
+    spec = models.catalogue.find(name)
     if spec is None:
         raise EvaluationInputError(
             f"unknown judge {name!r}: use {' or '.join(BASELINES)}, or a model's display name from the "
@@ -244,7 +238,7 @@ def resolve_judge(name: str, settings: "Settings | None" = None) -> Judge:
     if spec.offline:
         raise EvaluationInputError(f"{spec.name!r} is an offline answer generator, not a judge; "
                                    f"try {' or '.join(BASELINES)}")
-    provider = build_providers(settings, catalogue).get(spec.provider)
+    provider = models.providers.get(spec.provider)
     if provider is None:
         raise EvaluationInputError(f"judge {spec.name!r}: no provider named {spec.provider!r}")
     reason = provider.unavailable_reason(spec)

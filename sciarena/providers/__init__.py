@@ -1,11 +1,13 @@
-"""Model providers: one ``Provider`` contract (types.py), many backends.
+"""Model providers: one ``Provider`` contract (types.py), three backends, one way to call a model.
 
-- ``catalogue``: the model catalogue (data/models.json + an optional user file).
-- ``openai_compat``: OpenAI and every OpenAI-compatible endpoint.
-- ``together_provider``: open-weight models on Together AI.
+- ``catalogue``: the model catalogue (data/models.json + an optional user file): models and endpoints.
+- ``clients``: the one place a client library is built (``openai``, or ``together`` for Together AI).
+- ``openai_compat``: the provider for every endpoint row (OpenAI, Together, any compatible server).
+- ``guard`` / ``retry``: a streamed call's deadline and cancel; the one retry policy.
 - ``local_gguf``: a GGUF model in-process with llama.cpp (optional ``xllamacpp``).
 - ``offline``: three baseline algorithms that need neither key nor network.
-- ``registry``: providers built from the catalogue, and the battle pool.
+- ``registry``: providers built from the catalogue, the battle pool, models picked by name.
+- ``calls``: ``complete`` and ``moderate``, how helpers (rewriter, editor, moderation, judges) call a model.
 
 Nothing is imported here, so importing one backend never pulls in the others' clients.
 """

@@ -5,7 +5,12 @@ user file (``Settings.models_file``) in the same format. A user file merges
 into the shipped one: models by display name (fields of an existing entry are
 replaced one by one, ``params`` key by key; ``"enabled": false`` drops a
 model), endpoints by key. A local vLLM / Ollama / llama.cpp server is thus one
-endpoint plus one model entry, and no code.
+endpoint plus one model entry, and no code. So is another vendor: an endpoint
+names its ``client`` (``openai`` by default, or ``together``).
+
+A model with ``"battles": false`` is a helper, never drawn into a battle: the
+moderation model, or a model kept only for rewriting queries or judging. Every
+model, contestant or helper, is called by name (``Catalogue.find``).
 
 File format::
 
@@ -25,11 +30,12 @@ from typing import Any
 
 from sciarena.config import DEFAULT_CATALOGUE, Settings
 from sciarena.errors import SciArenaError
+from sciarena.providers.clients import CLIENT_KINDS
 from sciarena.types import ModelSpec
 
 # Provider keys that exist without an endpoint entry.
 BUILTIN_PROVIDERS: tuple[str, ...] = ("offline", "gguf")
-CLIENTS: tuple[str, ...] = ("openai", "together")
+CLIENTS: tuple[str, ...] = tuple(CLIENT_KINDS)
 REASONING_KINDS: tuple[str, ...] = ("yes", "hybrid", "no")
 # Settings only collects environment variables with these endings as secrets.
 _SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_KEY")
@@ -39,7 +45,7 @@ _TOP_KEYS = frozenset({"version", "about", "defaults", "endpoints", "models"})
 _ENDPOINT_KEYS = frozenset({"base_url", "key_env", "client", "note"})
 _MODEL_KEYS = frozenset({
     "name", "provider", "model_id", "organisation", "open_weights", "reasoning", "params",
-    "price_input_per_m", "price_output_per_m", "offline", "enabled", "release", "note",
+    "price_input_per_m", "price_output_per_m", "offline", "enabled", "battles", "release", "note",
 })
 
 
@@ -49,25 +55,38 @@ class CatalogueError(SciArenaError):
 
 @dataclass(frozen=True)
 class Endpoint:
-    """An OpenAI-compatible server: where it is and which environment variable holds its key."""
+    """A model server: where it is, which environment variable holds its key, which client talks to it."""
 
     key: str
     base_url: str
     key_env: str | None = None  # None: the server needs no key (a local server)
-    client: str = "openai"  # "openai" or "together": which official client talks to it
+    client: str = "openai"  # a key of clients.CLIENT_KINDS
 
 
 @dataclass(frozen=True)
 class Catalogue:
     """All known models and endpoints, after merging the shipped and user files."""
 
-    models: tuple[ModelSpec, ...]
+    models: tuple[ModelSpec, ...]  # contestants: what battles draw from
     endpoints: Mapping[str, Endpoint]
     sources: tuple[Path, ...] = ()
+    helpers: tuple[ModelSpec, ...] = ()  # "battles": false: called by name, never in a battle
 
     def get(self, name: str) -> ModelSpec | None:
-        """The model with this display name, if any."""
+        """The contestant with this display name, if any."""
         return next((m for m in self.models if m.name == name), None)
+
+    def find(self, name: str) -> ModelSpec | None:
+        """Any model (contestant or helper) by display name, else by name ignoring case, else by
+        its unique API model id: what a setting or a command line names a model by."""
+        wanted = name.strip()
+        everything = (*self.models, *self.helpers)
+        for matches in (lambda m: m.name == wanted, lambda m: m.name.lower() == wanted.lower(),
+                        lambda m: m.model_id == wanted):
+            found = [m for m in everything if matches(m)]
+            if len(found) == 1:
+                return found[0]
+        return None
 
 
 def load_catalogue(settings: Settings) -> Catalogue:
@@ -120,12 +139,15 @@ def load_catalogue_files(paths: Iterable[Path]) -> Catalogue:
         if not isinstance(entry.get("enabled", True), bool):
             raise CatalogueError(f"{origin[name]}: model {name!r}: 'enabled' must be true or false.")
     checked_endpoints = {key: _endpoint(key, raw, origin[f"endpoint:{key}"]) for key, raw in endpoints.items()}
-    specs = tuple(
-        _model(entry, defaults, checked_endpoints, origin[name])
-        for name, entry in entries.items()
-        if entry.get("enabled", True) is not False
-    )
-    return Catalogue(models=specs, endpoints=checked_endpoints, sources=sources)
+    contestants: list[ModelSpec] = []
+    helpers: list[ModelSpec] = []
+    for name, entry in entries.items():
+        if entry.get("enabled", True) is False:
+            continue
+        battles = _bool(entry, "battles", True, f"{origin[name]}: model {name!r}")
+        (contestants if battles else helpers).append(_model(entry, defaults, checked_endpoints, origin[name]))
+    return Catalogue(models=tuple(contestants), endpoints=checked_endpoints, sources=sources,
+                     helpers=tuple(helpers))
 
 
 def _read(path: Path) -> dict[str, Any]:

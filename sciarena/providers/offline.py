@@ -8,47 +8,24 @@ models a floor to beat. They are labelled as baselines wherever they appear
 from __future__ import annotations
 
 import re
+import threading
 import time
 from types import MappingProxyType
 from typing import Callable, Iterator, Mapping, Sequence
 
-from sciarena.errors import ProviderError
+from sciarena.errors import Cancelled, ProviderError
 from sciarena.providers.offline_strategies import claim_clusters, extractive_mmr, per_paper_digest
 from sciarena.types import Delta, GenerationRequest, ModelSpec, Reference
 
 Composer = Callable[[str, Sequence[Reference]], str]
-
-OFFLINE_MODEL_IDS: tuple[str, ...] = ("extractive-mmr", "per-paper-digest", "claim-clusters")
 
 _COMPOSERS: Mapping[str, Composer] = MappingProxyType({
     "extractive-mmr": extractive_mmr,
     "per-paper-digest": per_paper_digest,
     "claim-clusters": claim_clusters,
 })
-_DISPLAY_NAMES: Mapping[str, str] = MappingProxyType({
-    "extractive-mmr": "Extractive-MMR (offline)",
-    "per-paper-digest": "Per-Paper Digest (offline)",
-    "claim-clusters": "Claim Clusters (offline)",
-})
+OFFLINE_MODEL_IDS: tuple[str, ...] = tuple(_COMPOSERS)
 _CHUNK = re.compile(r"\S+\s*|\s+")
-
-
-def offline_specs() -> tuple[ModelSpec, ...]:
-    """Catalogue entries for the three offline baselines."""
-    return tuple(
-        ModelSpec(
-            name=_DISPLAY_NAMES[model_id],
-            provider="offline",
-            model_id=model_id,
-            organisation="SciArena (offline baseline)",
-            open_weights=True,
-            reasoning="no",
-            price_input_per_m=0.0,
-            price_output_per_m=0.0,
-            offline=True,
-        )
-        for model_id in OFFLINE_MODEL_IDS
-    )
 
 
 class OfflineProvider:
@@ -78,11 +55,16 @@ class OfflineProvider:
             )
         return composer(request.question, request.references)
 
-    def stream(self, spec: ModelSpec, request: GenerationRequest) -> Iterator[Delta]:
-        """Yield the composed answer a few words at a time (no usage: there are no tokens to count)."""
+    def stream(self, spec: ModelSpec, request: GenerationRequest, *, timeout_s: float | None = None,
+               cancel: threading.Event | None = None) -> Iterator[Delta]:
+        """Yield the composed answer a few words at a time (no usage: there are no tokens to count).
+
+        Composing takes milliseconds, so ``timeout_s`` is not needed; ``cancel`` stops the pacing."""
         text = self.compose(spec, request)
         words = _CHUNK.findall(text)
         for start in range(0, len(words), self._words_per_chunk):
             if start and self._delay_s:
                 self._sleep(self._delay_s)
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("The call was cancelled.", model=spec.name)
             yield Delta(text="".join(words[start : start + self._words_per_chunk]))

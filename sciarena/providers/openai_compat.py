@@ -1,10 +1,10 @@
-"""Streaming providers for servers that speak the OpenAI chat-completions format.
+"""The provider for every server that speaks the OpenAI chat-completions format.
 
-One class serves OpenAI itself and every compatible endpoint (Anthropic's and
-Google's compatibility layers, xAI, Mistral, a local vLLM / Ollama / llama.cpp
-server…): they differ only by base URL, key and per-model parameters, which
-all come from the catalogue. TogetherProvider reuses the same logic with the
-`together` client.
+One class serves OpenAI itself, Together AI and every compatible endpoint
+(Anthropic's and Google's compatibility layers, xAI, Mistral, a local vLLM /
+Ollama / llama.cpp server…): they differ only by base URL, key, client
+library and per-model parameters, which all come from the catalogue. Every
+failure leaves as a typed errors.ProviderError subclass.
 """
 
 from __future__ import annotations
@@ -13,28 +13,18 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from sciarena.errors import NeedsKey, ProviderError, ProviderTimeout, RateLimited
-from sciarena.providers.retry import RetryPolicy, retry_after_seconds, stream_with_retries
+from sciarena.errors import Cancelled, MalformedOutput, NeedsKey, ProviderError, ProviderTimeout, RateLimited
+from sciarena.providers.clients import CLIENT_KINDS, ClientErrors, build_client, client_errors
+from sciarena.providers.guard import CANCELLED, StreamGuard
+from sciarena.providers.retry import RetryPolicy, retry_after_seconds, with_retries
 from sciarena.types import Delta, GenerationRequest, ModelSpec, Usage
 
 log = logging.getLogger(__name__)
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
-# Sent when an endpoint needs no key (local servers): the client refuses an empty one.
-NO_KEY = "not-needed"
 _MAX_SERVER_MESSAGE = 160
-
-
-@dataclass(frozen=True)
-class ClientErrors:
-    """The exception classes of one client library, by what they mean."""
-
-    timeout: tuple[type[BaseException], ...]
-    connection: tuple[type[BaseException], ...]
-    status: tuple[type[BaseException], ...]
 
 
 class StreamCut(Exception):
@@ -98,25 +88,21 @@ def request_messages(request: GenerationRequest) -> list[dict[str, str]]:
     return [dict(m) for m in build_messages(request.question, request.references)]
 
 
-class ChatCompletionsProvider:
-    """Shared logic: lazy client, bounded retries before the first delta, error mapping.
+class OpenAICompatibleProvider:
+    """One endpoint: lazy client, a deadline per call, bounded retries before the first delta, typed errors.
 
-    Subclasses supply the client (``_make_client``), its exception classes and
-    any extra keyword arguments for a streamed call.
+    Besides the Provider contract's ``stream`` it offers ``moderate`` (OpenAI's moderation
+    endpoint, which is not a chat completion) through the same client.
     """
-
-    native_params: frozenset[str] = frozenset({
-        "temperature", "top_p", "max_tokens", "max_completion_tokens", "reasoning_effort",
-        "seed", "stop", "presence_penalty", "frequency_penalty",
-    })
 
     def __init__(
         self,
         *,
-        name: str,
-        base_url: str | None,
-        api_key: str | None,
-        key_env: str | None = None,
+        name: str = "openai",
+        base_url: str | None = OPENAI_BASE_URL,
+        api_key: str | None = None,
+        key_env: str | None = "OPENAI_API_KEY",
+        client: str = "openai",
         timeout: float = 120.0,
         max_retries: int = 3,
         backoff_s: float = 0.5,
@@ -124,9 +110,12 @@ class ChatCompletionsProvider:
     ) -> None:
         if timeout <= 0:
             raise ValueError("timeout must be positive")
+        if client not in CLIENT_KINDS:
+            raise ValueError(f"unknown client {client!r}; expected one of {', '.join(CLIENT_KINDS)}")
         self.name = name
-        self.base_url = base_url
+        self.base_url = base_url or OPENAI_BASE_URL
         self.key_env = key_env
+        self.kind = CLIENT_KINDS[client]
         self.timeout = timeout
         self.policy = RetryPolicy(max_retries=max_retries, base_delay_s=backoff_s)
         self._api_key = api_key
@@ -135,17 +124,7 @@ class ChatCompletionsProvider:
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:  # never shows the key
-        return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r})"
-
-    # -- subclass hooks -------------------------------------------------
-    def _make_client(self, api_key: str) -> Any:
-        raise NotImplementedError
-
-    def _client_errors(self) -> ClientErrors:
-        raise NotImplementedError
-
-    def _stream_kwargs(self) -> dict[str, Any]:
-        return {}
+        return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r}, client={self.kind.name!r})"
 
     # -- Provider protocol ----------------------------------------------
     def unavailable_reason(self, spec: ModelSpec) -> str | None:
@@ -154,69 +133,125 @@ class ChatCompletionsProvider:
             return f"set {self.key_env}"
         return None
 
-    def stream(self, spec: ModelSpec, request: GenerationRequest) -> Iterator[Delta]:
-        """Stream the answer, retrying 429/5xx/connection failures until the first delta."""
-        if self.key_env and not self._api_key:
-            raise NeedsKey(f"Set {self.key_env} to use this model.", model=spec.name)
-        messages = request_messages(request)
-        kwargs, extra = split_params(spec.params, self.native_params)
-        call: dict[str, Any] = {"model": spec.model_id, "messages": messages, "stream": True,
-                                **self._stream_kwargs(), **kwargs}
+    def stream(self, spec: ModelSpec, request: GenerationRequest, *, timeout_s: float | None = None,
+               cancel: threading.Event | None = None) -> Iterator[Delta]:
+        """Stream the answer, retrying 429/5xx/connection failures until the first delta.
+
+        The call ends within ``timeout_s`` (default: the provider's timeout), retries included,
+        even when the server sends keep-alive comments and no chunk; setting ``cancel`` ends it
+        with Cancelled within a fraction of a second once the server has answered (while it has
+        not, the read timeout bounds the wait). Either way the upstream connection is closed.
+        """
+        self._check_key(spec)
+        kwargs, extra = split_params(spec.params, self.kind.native_params)
+        call: dict[str, Any] = {"model": spec.model_id, "messages": request_messages(request), "stream": True,
+                                **self.kind.stream_extras, **kwargs}
         if extra:
             call["extra_body"] = extra
-        deadline = time.monotonic() + self.timeout
-        errors = self._client_errors()
-        yield from stream_with_retries(
-            lambda: self._attempt(spec, call, deadline, errors),
-            self.policy,
-            is_retryable=lambda err: self._is_retryable(err, errors),
-            to_error=lambda err, attempts: self._to_error(err, attempts, spec, errors),
-            retry_after=_retry_after,
-            sleep=self._sleep,
-        )
+        budget = timeout_s or self.timeout
+        deadline = time.monotonic() + budget
+        errors = client_errors(self.kind.name)
+        yield from self._retried(lambda: self._attempt(spec, call, budget, deadline, cancel, errors),
+                                 spec, budget, deadline, cancel, errors)
 
     def warm_up(self) -> None:
         """Import the client library and build the client now (at start), not in the first battle:
         the import alone costs 1–2 s, which would otherwise land in one side's time to first token."""
         if not (self.key_env and not self._api_key):
             self._get_client()
-            self._client_errors()
+            client_errors(self.kind.name)
+
+    # -- moderation -------------------------------------------------------
+    def moderate(self, spec: ModelSpec, text: str, *, timeout_s: float | None = None) -> tuple[bool, tuple[str, ...]]:
+        """Whether ``spec`` (a moderation model) flags ``text``, and the categories it flagged."""
+        self._check_key(spec)
+        budget = timeout_s or self.timeout
+        deadline = time.monotonic() + budget
+        errors = client_errors(self.kind.name)
+
+        def attempt() -> Iterator[tuple[bool, tuple[str, ...]]]:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:  # spent waiting to retry
+                raise ProviderTimeout(self._timeout_message(budget), model=spec.name, timeout_s=budget)
+            response = self._get_client().moderations.create(model=spec.model_id, input=text, timeout=remaining)
+            try:
+                result = response.results[0]
+                hits = result.categories.model_dump(by_alias=True) if result.categories is not None else {}
+                verdict = bool(result.flagged), tuple(sorted(name for name, hit in hits.items() if hit))
+            except (AttributeError, IndexError, TypeError) as err:
+                raise MalformedOutput("The moderation endpoint's answer had no result.", model=spec.name) from err
+            yield verdict
+
+        (verdict,) = self._retried(attempt, spec, budget, deadline, None, errors)
+        return verdict
 
     # -- internals --------------------------------------------------------
+    def _check_key(self, spec: ModelSpec) -> None:
+        if self.key_env and not self._api_key:
+            raise NeedsKey(f"Set {self.key_env} to use this model.", model=spec.name, key_env=self.key_env)
+
     def _get_client(self) -> Any:
         with self._lock:
             if self._client is None:
-                self._client = self._make_client(self._api_key or NO_KEY)
+                self._client = build_client(self.kind.name, base_url=self.base_url, api_key=self._api_key,
+                                            timeout_s=self.timeout)
             return self._client
 
-    def _attempt(self, spec: ModelSpec, call: dict[str, Any], deadline: float,
-                 errors: ClientErrors) -> Iterator[Delta]:
-        # Each read may wait only for what is left of the budget, retries included.
+    def _retried(self, attempt: Callable[[], Iterator[Any]], spec: ModelSpec, budget: float, deadline: float,
+                 cancel: threading.Event | None, errors: ClientErrors) -> Iterator[Any]:
+        def checked() -> Iterator[Any]:
+            if cancel is not None and cancel.is_set():  # e.g. cancelled while waiting to retry
+                raise self._stopped(CANCELLED, spec, budget)
+            return attempt()
+
+        return with_retries(checked, self.policy,
+                            is_retryable=lambda err: self._is_retryable(err, errors),
+                            to_error=lambda err, attempts: self._to_error(err, attempts, spec, budget, errors),
+                            retry_after=_retry_after, sleep=self._sleep, deadline=deadline)
+
+    def _attempt(self, spec: ModelSpec, call: dict[str, Any], budget: float, deadline: float,
+                 cancel: threading.Event | None, errors: ClientErrors) -> Iterator[Delta]:
+        guard = StreamGuard(deadline, cancel)
+        # The client's own timeout covers a server that sends nothing at all; the guard covers
+        # one that keeps the connection busy (keep-alive comments, a trickle past the deadline).
         remaining = max(deadline - time.monotonic(), 0.001)
         stream = self._get_client().chat.completions.create(**call, timeout=remaining)
+        guard.watch(stream)
         finished = False
         usage: Usage | None = None
         try:
             for chunk in stream:
-                if time.monotonic() > deadline:
-                    raise ProviderTimeout(self._timeout_message(), model=spec.name, retryable=True)
+                if guard.reason():
+                    break
                 deltas, done, chunk_usage = chunk_deltas(chunk)
                 finished = finished or done
                 usage = chunk_usage or usage
                 yield from deltas
-        except errors.timeout:
+        except Exception as err:
+            why = guard.reason()
+            if why:  # the guard broke the connection: that, not the read error, is what happened
+                raise self._stopped(why, spec, budget) from err
+            if isinstance(err, errors.connection) and not isinstance(err, errors.timeout):
+                # The server answered, then the connection broke: a cut stream, not an unreachable host.
+                raise StreamCut() from err
             raise
-        except errors.connection as err:
-            # The server answered, then the connection broke: a cut stream, not an unreachable host.
-            raise StreamCut() from err
         finally:
+            guard.release()
             close = getattr(stream, "close", None)
             if close is not None:
                 close()
+        why = guard.reason()
+        if why:
+            raise self._stopped(why, spec, budget)
         if not finished:
             raise StreamCut()
         if usage is not None:
             yield Delta(usage=usage)
+
+    def _stopped(self, why: str, spec: ModelSpec, budget: float) -> ProviderError:
+        if why == CANCELLED:
+            return Cancelled("The call was cancelled.", model=spec.name)
+        return ProviderTimeout(self._timeout_message(budget), model=spec.name, timeout_s=budget)
 
     @staticmethod
     def _is_retryable(err: BaseException, errors: ClientErrors) -> bool:
@@ -229,32 +264,35 @@ class ChatCompletionsProvider:
             return status == 429 or status >= 500
         return False
 
-    def _timeout_message(self) -> str:
-        return f"The model did not finish within {self.timeout:g} s."
+    @staticmethod
+    def _timeout_message(budget: float) -> str:
+        return f"The model did not finish within {budget:g} s."
 
-    def _to_error(self, err: BaseException, attempts: int, spec: ModelSpec, errors: ClientErrors) -> ProviderError:
+    def _to_error(self, err: BaseException, attempts: int, spec: ModelSpec, budget: float,
+                  errors: ClientErrors) -> ProviderError:
         tries = f"after {attempts} attempt{'s' if attempts != 1 else ''}"
         model = spec.name
         if isinstance(err, errors.timeout):
-            return ProviderTimeout(self._timeout_message(), model=model, retryable=True)
+            return ProviderTimeout(self._timeout_message(budget), model=model, timeout_s=budget)
         if isinstance(err, errors.status):
             status = getattr(err, "status_code", 0) or 0
             if status == 429:
                 return RateLimited(f"The provider is rate-limiting requests (HTTP 429) {tries}.",
-                                   model=model, retryable=True)
+                                   model=model, attempts=attempts)
             if status in (401, 403):
                 hint = f"; check {self.key_env}" if self.key_env else ""
-                return ProviderError(f"The provider rejected the API key (HTTP {status}){hint}.", model=model)
+                return ProviderError(f"The provider rejected the API key (HTTP {status}){hint}.",
+                                     model=model, status=status)
             if status >= 500:
                 return ProviderError(f"The provider had a server error (HTTP {status}) {tries}.",
-                                     model=model, retryable=True)
+                                     model=model, status=status)
             detail = self._server_message(err)
-            return ProviderError(f"The provider refused the request (HTTP {status}){detail}.", model=model)
+            return ProviderError(f"The provider refused the request (HTTP {status}){detail}.",
+                                 model=model, status=status)
         if isinstance(err, StreamCut):
-            return ProviderError("The answer was cut off: the connection closed mid-stream.",
-                                 model=model, retryable=True)
+            return ProviderError("The answer was cut off: the connection closed mid-stream.", model=model)
         if isinstance(err, errors.connection):
-            return ProviderError(f"Could not reach the provider {tries}.", model=model, retryable=True)
+            return ProviderError(f"Could not reach the provider {tries}.", model=model)
         log.warning("unexpected %s from provider %s", type(err).__name__, self.name)
         return ProviderError(f"The provider failed unexpectedly ({type(err).__name__}).", model=model)
 
@@ -276,29 +314,3 @@ class ChatCompletionsProvider:
 def _retry_after(err: BaseException) -> float | None:
     response = getattr(err, "response", None)
     return retry_after_seconds(getattr(response, "headers", None))
-
-
-class OpenAICompatibleProvider(ChatCompletionsProvider):
-    """Any OpenAI-compatible endpoint through the official ``openai`` client."""
-
-    def __init__(self, *, name: str = "openai", base_url: str | None = OPENAI_BASE_URL,
-                 api_key: str | None = None, key_env: str | None = "OPENAI_API_KEY",
-                 timeout: float = 120.0, max_retries: int = 3, backoff_s: float = 0.5,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
-        super().__init__(name=name, base_url=base_url or OPENAI_BASE_URL, api_key=api_key, key_env=key_env,
-                         timeout=timeout, max_retries=max_retries, backoff_s=backoff_s, sleep=sleep)
-
-    def _make_client(self, api_key: str) -> Any:
-        from openai import OpenAI
-
-        # Retries are ours (bounded, and never after the first token), so the client's are off.
-        return OpenAI(base_url=self.base_url, api_key=api_key, timeout=self.timeout, max_retries=0)
-
-    def _client_errors(self) -> ClientErrors:
-        import openai
-
-        return ClientErrors(timeout=(openai.APITimeoutError,), connection=(openai.APIConnectionError,),
-                            status=(openai.APIStatusError,))
-
-    def _stream_kwargs(self) -> dict[str, Any]:
-        return {"stream_options": {"include_usage": True}}

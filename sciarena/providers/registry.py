@@ -1,8 +1,14 @@
-"""Providers from the catalogue, and the battle pool they make possible.
+"""Providers from the catalogue, the battle pool they make possible, and models looked up by name.
 
 Availability is decided cheaply at start (key present, package importable,
 file on disk) and never by calling a server: a model whose provider later
 fails is handled by the battle runner like any other failure.
+
+``Models`` (the catalogue plus its providers) is what every helper that calls
+a language model receives: the query rewriter, the answer editor, moderation,
+SciArena-Eval's judges. Each names a catalogue model and calls it through its
+provider (``providers.calls``), so keys, base URLs, timeouts and retries are
+configured once, in the catalogue and Settings.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sciarena.config import Settings
-from sciarena.providers.catalogue import Catalogue, Endpoint
+from sciarena.providers.catalogue import Catalogue, CatalogueError, Endpoint, load_catalogue
 from sciarena.types import ModelSpec, Provider
 
 log = logging.getLogger(__name__)
@@ -43,12 +49,40 @@ def build_providers(settings: Settings, catalogue: Catalogue) -> dict[str, Provi
 def endpoint_provider(endpoint: Endpoint, settings: Settings) -> Provider:
     """The provider for one catalogue endpoint (its key looked up in the settings' secrets)."""
     from sciarena.providers.openai_compat import OpenAICompatibleProvider
-    from sciarena.providers.together_provider import TogetherProvider
 
     api_key = settings.secret(endpoint.key_env) if endpoint.key_env else None
-    cls = TogetherProvider if endpoint.client == "together" else OpenAICompatibleProvider
-    return cls(name=endpoint.key, base_url=endpoint.base_url, api_key=api_key, key_env=endpoint.key_env,
-               timeout=settings.generation_timeout_s)
+    return OpenAICompatibleProvider(name=endpoint.key, base_url=endpoint.base_url, api_key=api_key,
+                                    key_env=endpoint.key_env, client=endpoint.client,
+                                    timeout=settings.generation_timeout_s)
+
+
+@dataclass(frozen=True)
+class Models:
+    """The catalogue and the providers that run its models."""
+
+    catalogue: Catalogue
+    providers: Mapping[str, Provider]
+
+    def pick(self, name: str, purpose: str) -> tuple[ModelSpec, Provider]:
+        """The catalogue model ``name`` (see ``Catalogue.find``) and its provider.
+
+        CatalogueError, naming ``purpose`` (e.g. "SCIARENA_REWRITE_MODEL"), when no model has
+        that name or no provider serves it; whether it can run now is ``unavailable_reason``'s to say.
+        """
+        spec = self.catalogue.find(name)
+        if spec is None:
+            raise CatalogueError(f"{purpose}: no model named {name!r} in the catalogue; use a display name "
+                                 "or API model id from it, or add the model with a SCIARENA_MODELS file.")
+        provider = self.providers.get(spec.provider)
+        if provider is None:
+            raise CatalogueError(f"{purpose}: no provider named {spec.provider!r} is configured for {spec.name!r}.")
+        return spec, provider
+
+
+def open_models(settings: Settings) -> Models:
+    """The catalogue ``settings`` name and a provider for each of its endpoints."""
+    catalogue = load_catalogue(settings)
+    return Models(catalogue, build_providers(settings, catalogue))
 
 
 def battle_pool(catalogue: Catalogue, providers: Mapping[str, Provider]) -> Pool:

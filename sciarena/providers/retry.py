@@ -1,8 +1,10 @@
-"""Bounded retries for streamed generations.
+"""The one retry policy for model calls: bounded, jittered, and never after the first delta.
 
 A stream may be retried only while nothing has been handed to the caller:
 once a delta is out, a second attempt would duplicate or contradict it, so a
-failure after that point surfaces as an error instead.
+failure after that point surfaces as an error instead. One-shot calls
+(moderation) run through the same loop as a stream of one item. The clients'
+own retries are switched off (clients.build_client), so this is the only one.
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ import random
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from sciarena.errors import ProviderError
-from sciarena.types import Delta
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -61,19 +64,23 @@ def retry_after_seconds(headers: Mapping[str, str] | None) -> float | None:
     return None
 
 
-def stream_with_retries(
-    attempt: Callable[[], Iterator[Delta]],
+def with_retries(
+    attempt: Callable[[], Iterator[_T]],
     policy: RetryPolicy,
     *,
     is_retryable: Callable[[BaseException], bool],
     to_error: Callable[[BaseException, int], ProviderError],
     retry_after: Callable[[BaseException], float | None] = lambda err: None,
     sleep: Callable[[float], None] = time.sleep,
-) -> Iterator[Delta]:
-    """Yield ``attempt()``'s deltas, starting over on retryable failures before the first delta.
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[_T]:
+    """Yield ``attempt()``'s items, starting over on retryable failures before the first item.
 
-    Any other failure is converted with ``to_error(err, attempts_made)``;
-    ProviderErrors raised by ``attempt`` itself pass through unchanged.
+    Any other failure is converted with ``to_error(err, attempts_made)``, and so is a retryable
+    one whose wait would end past ``deadline`` (a ``clock()`` time): the caller learns what went
+    wrong rather than that time ran out while waiting. ProviderErrors raised by ``attempt``
+    itself pass through unchanged.
     """
     attempts = 0
     while True:
@@ -91,6 +98,8 @@ def stream_with_retries(
             if started or attempts > policy.max_retries or not is_retryable(err):
                 raise to_error(err, attempts) from err
             wait = policy.delay(attempts, retry_after(err))
+            if deadline is not None and clock() + wait >= deadline:
+                raise to_error(err, attempts) from err
             log.info("retrying after %s (attempt %d, waiting %.2fs)", type(err).__name__, attempts, wait)
         finally:
             # Release the HTTP connection now rather than when the generator is collected.

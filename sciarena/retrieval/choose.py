@@ -2,8 +2,12 @@
 
     SCIARENA_RETRIEVER           local | local:DIR | semantic_scholar
     SCIARENA_RETRIEVER_FALLBACK  "" | local | local:DIR  (answers when Semantic Scholar fails)
+    SCIARENA_REWRITE_MODEL       a catalogue model that writes the search queries (Semantic Scholar only)
+    SCIARENA_MODERATION          auto | openai | local | off
 
-Everything slow (loading an index, the dense reranker's model) happens here, at start.
+The rewriter and the moderation model are catalogue models, called through the same
+providers as the contestants (``registry.Models``). Everything slow (loading an index,
+the dense reranker's model) happens here, at start.
 """
 
 from __future__ import annotations
@@ -11,16 +15,17 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from sciarena.config import Settings
 from sciarena.errors import RetrievalError
+from sciarena.providers.registry import Models, open_models
 from sciarena.retrieval.moderation import (
-    OPENAI_MODERATION_MODEL,
+    MODERATION_MODEL,
     LocalModerator,
     ModeratedRetriever,
+    ModelModerator,
     Moderator,
-    OpenAIModerator,
 )
 from sciarena.retrieval.semantic_scholar import DEFAULT_BASE_URL
 from sciarena.types import Retrieval
@@ -48,38 +53,22 @@ class RetrievalOptions:
     s2_timeout_s: float = 10.0
     s2_max_attempts: int = 3
     s2_max_rps: float | None = None  # None: 1 request/s with a key (the usual key limit), unlimited without
-    rewrite_model: str = ""  # empty: no rewriting, the raw question is searched
-    rewrite_base_url: str | None = None  # None: OpenAI's API
-    rewrite_api_key: str | None = field(default=None, repr=False)
+    rewrite_model: str = ""  # a catalogue model name; empty: no rewriting, the raw question is searched
     rewrite_timeout_s: float = 20.0
     reranker: str = "bm25"  # bm25 | dense
-    moderation: str = "auto"  # auto (OpenAI when a key is set, else local) | openai | local | off
-    moderation_base_url: str | None = None
-    moderation_api_key: str | None = field(default=None, repr=False)
-    moderation_model: str = OPENAI_MODERATION_MODEL
+    moderation: str = "auto"  # auto (the moderation model when its key is set, else local) | openai | local | off
+    moderation_model: str = MODERATION_MODEL  # the catalogue entry "auto" and "openai" use
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RetrievalOptions:
-        """Options from Settings; keys come from ``settings.secret`` (S2_API_KEY, the rewrite
-        key named by rewrite_key_env, OPENAI_API_KEY for moderation)."""
+        """Options from Settings (the S2 key from ``settings.secret``; model keys are the providers')."""
         return cls(
             retriever=settings.retriever, fallback=settings.retriever_fallback,
             top_k=settings.top_k, index_cache_dir=settings.index_cache_dir,
             s2_base_url=settings.s2_base_url, s2_api_key=settings.secret("S2_API_KEY"),
             s2_timeout_s=settings.s2_timeout_s, s2_max_rps=settings.s2_max_rps,
-            rewrite_model=settings.rewrite_model, rewrite_base_url=settings.rewrite_base_url,
-            rewrite_api_key=settings.secret(settings.rewrite_key_env), reranker=settings.reranker,
-            moderation=settings.moderation, moderation_base_url=settings.moderation_base_url,
-            moderation_api_key=settings.secret("OPENAI_API_KEY"),
+            rewrite_model=settings.rewrite_model, reranker=settings.reranker, moderation=settings.moderation,
         )
-
-
-@dataclass(frozen=True)
-class LLMClients:
-    """Ready-made ``openai.OpenAI``-like clients (tests, or a host sharing its own)."""
-
-    rewrite: Any | None = None  # has .chat.completions.create
-    moderation: Any | None = None  # has .moderations.create
 
 
 class FallbackRetriever:
@@ -97,14 +86,17 @@ class FallbackRetriever:
         return replace(result, note=f"{FALLBACK_NOTE} {result.note}".strip())
 
 
-def open_retriever(settings: Settings, services_for_llm: LLMClients | None = None, *,
+def open_retriever(settings: Settings, models: Models | None = None, *,
                    options: RetrievalOptions | None = None) -> Retriever:
-    """The retriever SCIARENA_RETRIEVER names, behind moderation and an optional fallback."""
+    """The retriever SCIARENA_RETRIEVER names, behind moderation and an optional fallback.
+
+    ``models`` (the app's catalogue and providers) serve the rewriter and moderation; when
+    not given they are built from ``settings``."""
     opts = options or RetrievalOptions.from_settings(settings)
-    clients = services_for_llm or LLMClients()
+    models = models or open_models(settings)
     spec = opts.retriever.strip()
     if spec == "semantic_scholar":
-        retriever: Retriever = _semantic_scholar(opts, clients)
+        retriever: Retriever = _semantic_scholar(opts, models)
         if opts.fallback.strip():
             retriever = FallbackRetriever(retriever, _local(opts.fallback, opts))
     elif spec == "local" or spec.startswith("local:"):
@@ -112,26 +104,26 @@ def open_retriever(settings: Settings, services_for_llm: LLMClients | None = Non
     else:
         raise RetrievalError(f"Unknown SCIARENA_RETRIEVER {opts.retriever!r}; "
                              "use semantic_scholar, local or local:DIR.")
-    moderator = open_moderator(opts, clients)
+    moderator = open_moderator(opts, models)
     return ModeratedRetriever(retriever, moderator) if moderator is not None else retriever
 
 
-def open_moderator(opts: RetrievalOptions, clients: LLMClients = LLMClients()) -> Moderator | None:
+def open_moderator(opts: RetrievalOptions, models: Models) -> Moderator | None:
     """The moderator the options ask for; None when moderation is off."""
     mode = (opts.moderation or "auto").strip().lower()
     if mode not in MODERATION_MODES:
         raise RetrievalError(f"Unknown moderation mode {opts.moderation!r}; use {', '.join(MODERATION_MODES)}.")
     if mode == "off":
         return None
-    if mode == "local":
+    if mode == "local" or (mode == "auto" and models.catalogue.find(opts.moderation_model) is None):
         return LocalModerator()
-    if clients.moderation is not None:
-        return OpenAIModerator(clients.moderation, opts.moderation_model)
-    if opts.moderation_api_key:
-        return OpenAIModerator.connect(api_key=opts.moderation_api_key, base_url=opts.moderation_base_url,
-                                       model=opts.moderation_model)
+    spec, provider = models.pick(opts.moderation_model, "SCIARENA_MODERATION")
+    reason = provider.unavailable_reason(spec)
+    if reason is None:
+        return ModelModerator(provider, spec)
     if mode == "openai":
-        raise RetrievalError("OpenAI moderation needs OPENAI_API_KEY; set it or use SCIARENA_MODERATION=local.")
+        raise RetrievalError(f"Moderation with {spec.name!r} cannot run ({reason}); "
+                             "fix that or use SCIARENA_MODERATION=local.")
     return LocalModerator()
 
 
@@ -141,7 +133,7 @@ def _local(spec: str, opts: RetrievalOptions) -> Retriever:
     return open_local_retriever(spec.strip(), cache_dir=opts.index_cache_dir, top_k=opts.top_k)
 
 
-def _semantic_scholar(opts: RetrievalOptions, clients: LLMClients) -> Retriever:
+def _semantic_scholar(opts: RetrievalOptions, models: Models) -> Retriever:
     from sciarena.retrieval.pipeline import PipelineLimits, SemanticScholarRetriever
     from sciarena.retrieval.rerank import open_reranker
     from sciarena.retrieval.rewrite import QueryRewriter
@@ -152,14 +144,11 @@ def _semantic_scholar(opts: RetrievalOptions, clients: LLMClients) -> Retriever:
                                    max_attempts=opts.s2_max_attempts, max_rps=rate)
     rewriter = None
     if opts.rewrite_model:
-        if clients.rewrite is not None:
-            rewriter = QueryRewriter(clients.rewrite, opts.rewrite_model)
-        elif opts.rewrite_api_key or opts.rewrite_base_url:
-            # A local OpenAI-compatible server may need no key; the client still wants one.
-            rewriter = QueryRewriter.connect(opts.rewrite_model, base_url=opts.rewrite_base_url,
-                                             api_key=opts.rewrite_api_key or "not-needed",
-                                             timeout_s=opts.rewrite_timeout_s)
+        spec, provider = models.pick(opts.rewrite_model, "SCIARENA_REWRITE_MODEL")
+        reason = provider.unavailable_reason(spec)
+        if reason is None:
+            rewriter = QueryRewriter(provider, spec, timeout_s=opts.rewrite_timeout_s)
         else:
-            log.warning("SCIARENA_REWRITE_MODEL is set but no key is; searching the raw question")
+            log.warning("SCIARENA_REWRITE_MODEL %r cannot run (%s); searching the raw question", spec.name, reason)
     return SemanticScholarRetriever(client, rewriter=rewriter, reranker=open_reranker(opts.reranker),
                                     limits=PipelineLimits(top_k=opts.top_k))

@@ -1,7 +1,8 @@
 """Check a question before anything is sent to Semantic Scholar or to a model.
 
-With an OpenAI key the question goes to OpenAI's moderation endpoint (the paper uses
-``omni-moderation-latest``). Without one, a deliberately small local check catches only
+With an OpenAI key the question goes to a moderation model: the catalogue's
+``omni-moderation-latest`` entry (the model the paper uses), called through its provider
+(providers.calls.moderate). Without one, a deliberately small local check catches only
 input that is obviously abusive. It is conservative on purpose: researchers ask about
 "killer T cells", "bomb calorimeters" and "suicide rates", so single alarming words are
 never enough. It flags:
@@ -21,14 +22,15 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sciarena.errors import FlaggedQuestion
-from sciarena.types import Retrieval
+from sciarena.errors import FlaggedQuestion, ProviderError
+from sciarena.providers.calls import moderate
+from sciarena.types import ModelSpec, Provider, Retrieval
 
 log = logging.getLogger(__name__)
 
 FLAGGED_MESSAGE = ("Your question was flagged by our content check, so it was not sent to any "
                    "search service or model. Please rephrase it as a research question.")
-OPENAI_MODERATION_MODEL = "omni-moderation-latest"
+MODERATION_MODEL = "omni-moderation-latest"  # the catalogue entry "auto" and "openai" moderation use
 
 _ABUSE = re.compile(
     r"\b(?:fuck\s+(?:you|off)|(?:go\s+)?kill\s+your\s*self|kys|"
@@ -46,7 +48,7 @@ _LOCAL_RULES = (("abuse", _ABUSE), ("weapons", _WEAPON_HOWTO))
 class ModerationResult:
     flagged: bool
     categories: tuple[str, ...] = ()
-    source: str = "local"  # "local" | "openai"
+    source: str = "local"  # "local", or the catalogue name of the moderation model
 
 
 class Moderator(Protocol):
@@ -67,36 +69,21 @@ class LocalModerator:
         return local_check(text)
 
 
-class OpenAIModerator:
-    """OpenAI's moderation endpoint through the ``openai`` client; the local check if it fails."""
+class ModelModerator:
+    """A catalogue moderation model; the local check when the call fails."""
 
-    def __init__(self, client: Any, model: str = OPENAI_MODERATION_MODEL) -> None:
-        self._client, self.model = client, model
-
-    @classmethod
-    def connect(cls, *, api_key: str, base_url: str | None = None, timeout_s: float = 10.0,
-                model: str = OPENAI_MODERATION_MODEL) -> OpenAIModerator:
-        """A moderator with its own ``openai.OpenAI`` client."""
-        from openai import OpenAI
-
-        return cls(OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=1), model)
+    def __init__(self, provider: Provider, spec: ModelSpec, *, timeout_s: float = 10.0) -> None:
+        self.provider, self.spec, self.timeout_s = provider, spec, timeout_s
 
     def check(self, text: str) -> ModerationResult:
-        import openai
-
         try:
-            response = self._client.moderations.create(model=self.model, input=text)
-            result = response.results[0]
-            flagged = bool(result.flagged)
-            categories = (result.categories.model_dump(by_alias=True)
-                          if result.categories is not None else {})
-        except (openai.OpenAIError, AttributeError, IndexError, TypeError) as err:
+            flagged, categories = moderate(self.provider, self.spec, text, timeout_s=self.timeout_s)
+        except ProviderError as err:
             # An outage of the moderation service should not close the arena; the local
             # check still stops the obvious cases.
-            log.warning("moderation endpoint failed (%s); using the local check", type(err).__name__)
+            log.warning("moderation model failed (%s); using the local check", type(err).__name__)
             return local_check(text)
-        names = tuple(sorted(name for name, hit in categories.items() if hit))
-        return ModerationResult(flagged=flagged, categories=names, source="openai")
+        return ModerationResult(flagged=flagged, categories=categories, source=self.spec.name)
 
 
 def ensure_allowed(moderator: Moderator, text: str) -> None:

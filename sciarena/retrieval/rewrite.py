@@ -2,9 +2,11 @@
 
 As in ScholarQA, a model writes one query for passage (snippet) search, one short
 keyword query for paper search, and the restrictions the user stated (years, venues,
-authors, fields of study), as structured JSON. No model, a failed call or output that
-is not the expected JSON all give the raw question with no filters, and the plan says
-why, so the vote record shows what retrieval really searched.
+authors, fields of study), as structured JSON. The model is a catalogue entry
+(SCIARENA_REWRITE_MODEL) called through its provider (providers.calls.complete). No
+model, a failed call or output that is not the expected JSON all give the raw question
+with no filters, and the plan says why, so the vote record shows what retrieval really
+searched.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from sciarena.errors import ProviderError
+from sciarena.providers.calls import complete
 from sciarena.retrieval.semantic_scholar import FIELDS_OF_STUDY, SearchFilters
+from sciarena.types import ModelSpec, Provider
 
 log = logging.getLogger(__name__)
 
@@ -126,39 +131,25 @@ def _year(value: Any) -> int | None:
 
 
 class QueryRewriter:
-    """Asks a chat model (OpenAI-compatible, via the ``openai`` client) for a QueryPlan."""
+    """Asks a catalogue chat model for a QueryPlan."""
 
-    def __init__(self, client: Any, model: str, *, json_schema: bool = True,
-                 max_tokens: int = 400) -> None:
-        self._client, self.model = client, model
-        self.json_schema, self.max_tokens = json_schema, max_tokens
-
-    @classmethod
-    def connect(cls, model: str, *, base_url: str | None, api_key: str, timeout_s: float = 20.0,
-                json_schema: bool = True) -> QueryRewriter:
-        """A rewriter with its own ``openai.OpenAI`` client (one quick retry, a firm timeout)."""
-        from openai import OpenAI
-
-        client = OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=1)
-        return cls(client, model, json_schema=json_schema)
+    def __init__(self, provider: Provider, spec: ModelSpec, *, json_schema: bool = True,
+                 max_tokens: int = 400, timeout_s: float = 20.0) -> None:
+        self.provider, self.spec = provider, spec
+        self.json_schema, self.max_tokens, self.timeout_s = json_schema, max_tokens, timeout_s
 
     def rewrite(self, question: str) -> QueryPlan:
         """The model's plan for ``question``; the raw question when anything goes wrong."""
-        import openai
-
-        failures = (openai.OpenAIError, _NoContent)
         try:
             content = self._ask(question, schema=self.json_schema)
-        except openai.BadRequestError as err:
-            if not self.json_schema:
+        except ProviderError as err:
+            if not (self.json_schema and err.status == 400):
                 return self._failed(question, err)
             # Some OpenAI-compatible servers accept only json_object; ask once more that way.
             try:
                 content = self._ask(question, schema=False)
-            except failures as retry_err:
+            except ProviderError as retry_err:
                 return self._failed(question, retry_err)
-        except failures as err:
-            return self._failed(question, err)
         try:
             return parse_plan(content)
         except ValueError as err:  # json.JSONDecodeError is a ValueError
@@ -170,28 +161,17 @@ class QueryRewriter:
             {"type": "json_schema",
              "json_schema": {"name": "search_plan", "strict": True, "schema": SCHEMA}}
             if schema else {"type": "json_object"})
-        response = self._client.chat.completions.create(
-            model=self.model,
-            messages=[{"role": "system",
-                       "content": INSTRUCTIONS.format(fields=", ".join(FIELDS_OF_STUDY))},
-                      {"role": "user", "content": question}],
-            response_format=response_format,
-            max_tokens=self.max_tokens,
-            temperature=0,
-        )
-        try:
-            content = response.choices[0].message.content
-        except (AttributeError, IndexError, TypeError):
-            content = None
-        if not isinstance(content, str):
-            raise _NoContent()
-        return content
+        messages = [{"role": "system", "content": INSTRUCTIONS.format(fields=", ".join(FIELDS_OF_STUDY))},
+                    {"role": "user", "content": question}]
+        return complete(self.provider, self.spec, messages, timeout_s=self.timeout_s, temperature=0,
+                        max_tokens=self.max_tokens, response_format=response_format).text
 
     @staticmethod
-    def _failed(question: str, err: Exception) -> QueryPlan:
-        log.warning("query rewriting failed: %s", type(err).__name__)
-        return QueryPlan.raw(question, f"the rewriting model failed ({type(err).__name__})")
+    def _failed(question: str, err: ProviderError) -> QueryPlan:
+        log.warning("query rewriting failed: %s", err)
+        return QueryPlan.raw(question, f"the rewriting model failed ({_failure_kind(err)})")
 
 
-class _NoContent(Exception):
-    """The model answered without message content."""
+def _failure_kind(err: ProviderError) -> str:
+    """A short label for a failed call, for records: "HTTP 500", "ProviderTimeout"…"""
+    return f"HTTP {err.status}" if err.status else type(err).__name__

@@ -65,11 +65,13 @@ def arena_tab(oauth_enabled: bool = False) -> ArenaView:
     with gr.Row(equal_height=False):
         with gr.Column(min_width=320):
             gr.Markdown("### Model A")
-            answer_a = gr.Markdown(elem_id="answer-a", elem_classes="answer-box")
+            answer_a = gr.Markdown(elem_id="answer-a", elem_classes="answer-box",
+                                   latex_delimiters=render.latex_delimiters())
             refs_a = gr.Markdown(elem_id="references-a")
         with gr.Column(min_width=320):
             gr.Markdown("### Model B")
-            answer_b = gr.Markdown(elem_id="answer-b", elem_classes="answer-box")
+            answer_b = gr.Markdown(elem_id="answer-b", elem_classes="answer-box",
+                                   latex_delimiters=render.latex_delimiters())
             refs_b = gr.Markdown(elem_id="references-b")
     with gr.Row():
         consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3)
@@ -117,4 +119,4 @@ def launch_kwargs() -> dict:
     # System fonts: the default theme fetches Google Fonts, which stalls the page when offline.
     theme = gr.themes.Soft(primary_hue="teal", font=["ui-sans-serif", "system-ui", "sans-serif"],
                            font_mono=["ui-monospace", "SFMono-Regular", "monospace"])
-    return {"css": CSS, "theme": theme}
+    return {"css": CSS + render.ANSWER_CSS, "theme": theme, "head": render.ANSWER_HEAD_JS}

@@ -1,14 +1,21 @@
 """Pure functions that turn records into the Markdown the page shows.
 
-Anything a model or a user wrote is escaped here: gr.Markdown sanitises HTML
-in the browser only, and API clients read our strings as they are.
+Anything a model, a corpus record or a search API wrote is neutralised here, not left to the
+browser: gr.Markdown sanitises HTML in the browser only, and API clients read our strings as
+they are. Answers keep the model's Markdown (headings, lists, tables, code, LaTeX) but never
+its raw HTML (bare <br>, <sub> and <sup> aside) or auto-loading images; each ``[n]`` becomes a
+link that opens reference n of the same answer and shows the passage both models were given
+(see ``ANSWER_HEAD_JS``).
 """
 
 from __future__ import annotations
 
 import html
+import re
+from typing import Callable, Sequence
+from urllib.parse import quote, urlsplit
 
-from sciarena.types import Battle, ModelSpec, Reference, Retrieval, SideResult
+from sciarena.types import Battle, ModelSpec, Paper, Reference, Retrieval, SideResult
 from sciarena.votes.schema import cited_references
 
 EXAMPLE_QUESTIONS: dict[str, tuple[str, ...]] = {
@@ -30,61 +37,295 @@ EXAMPLE_QUESTIONS: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# (left, right, display) for gr.Markdown(latex_delimiters=...) on the answer boxes. Gradio matches
+# them in this order over the raw string, so "$$" must come before "$"; safe_markdown does the same.
+LATEX_DELIMITERS: tuple[tuple[str, str, bool], ...] = (
+    ("$$", "$$", True), ("\\[", "\\]", True), ("\\(", "\\)", False), ("$", "$", False),
+)
+
+
+def latex_delimiters() -> list[dict[str, str | bool]]:
+    """LATEX_DELIMITERS in the form gr.Markdown takes (a fresh list each call)."""
+    return [{"left": left, "right": right, "display": display} for left, right, display in LATEX_DELIMITERS]
+
+
+ANSWER_CSS = """
+.answer-box table { display: block; width: max-content; max-width: 100%; overflow-x: auto; border: none; padding: 0; }
+.answer-box .katex-display { overflow-x: auto; overflow-y: hidden; }
+.answer-box pre { max-width: 100%; overflow-x: auto; }
+.answer-box h1, .answer-box h2 { font-size: 1.2rem; }
+.answer-box h3, .answer-box h4, .answer-box h5, .answer-box h6 { font-size: 1.05rem; }
+a.cite { text-decoration: none; white-space: nowrap; font-weight: 600; }
+a.cite:hover, a.cite:focus { text-decoration: underline; }
+details.reference { margin: 0.3rem 0; padding: 0.25rem 0.5rem; border-left: 3px solid transparent;
+                    border-radius: 4px; overflow-wrap: anywhere; }
+details.reference > summary { cursor: pointer; }
+details.reference .ref-passage { margin: 0.4rem 0 0.2rem 1.1rem; font-size: 0.92em; }
+details.reference .ref-passage p { margin: 0.3rem 0; }
+details.reference.ref-flash { border-left-color: var(--color-accent); background: var(--color-accent-soft); }
+"""
+
+# Delegated, so it survives Gradio re-rendering the Markdown on every streamed update. It relies
+# on the stable element ids answer-a/-b and references-a/-b: a citation opens the entry of the
+# reference list under its own answer (both lists may hold a [1]).
+ANSWER_HEAD_JS = """<script>
+document.addEventListener("click", (event) => {
+  const cite = event.target instanceof Element ? event.target.closest("a.cite") : null;
+  if (!cite) return;
+  event.preventDefault();
+  const number = (cite.getAttribute("href") || "").replace("#ref-", "");
+  const box = cite.closest("[id^='answer-']");
+  if (!box || !/^[0-9]+$/.test(number)) return;
+  const list = document.getElementById("references-" + box.id.slice("answer-".length));
+  const entry = list && list.querySelector("details.ref-" + number);
+  if (!entry) return;
+  entry.open = true;
+  entry.scrollIntoView({ block: "center" });
+  entry.querySelector("summary")?.focus({ preventScroll: true });
+  entry.classList.add("ref-flash");
+  setTimeout(() => entry.classList.remove("ref-flash"), 2000);
+});
+</script>"""
+
+TOOLTIP_CHARS = 300
+
+# Characters that mean something to Markdown, to Gradio's LaTeX pass or to a table, encoded as
+# HTML character references: the browser shows them, and no parser acts on them.
+_MARKDOWN_SPECIAL = str.maketrans({c: f"&#{ord(c)};" for c in "[]|$\\"})
+_HTML_SPECIAL = str.maketrans({c: f"&#{ord(c)};" for c in "[]|$\\*_`~"})
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
 
 def escape(text: str) -> str:
-    """Show text literally: no HTML, and no accidental Markdown headings or links."""
-    return html.escape(text, quote=False)
+    """Show text literally inside Markdown: no HTML, links, images, table cells or LaTeX."""
+    return html.escape(_CONTROL.sub("", text), quote=False).translate(_MARKDOWN_SPECIAL)
 
 
-def answer_markdown(text: str, error: str | None = None) -> str:
+def escape_html(text: str) -> str:
+    """Text for an HTML element or attribute: one line, every special character encoded."""
+    flat = " ".join(_CONTROL.sub("", text).split())
+    return html.escape(flat, quote=True).translate(_HTML_SPECIAL)
+
+
+# ------------------------------------------------------------------------------ answers
+
+# Any indentation: models put fenced code inside list items.
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*(?:\n|$)", re.MULTILINE)
+_BACKTICKS = re.compile(r"`+")
+_CITATION = re.compile(r"\[(\d{1,4})\]")
+# Bare <br>, <sub>, <sup>: no attributes, so nothing to load or run, and Markdown has no other way to
+# break a line in a table cell or write CO₂-style chemistry and exponents.
+_KEPT_TAG = re.compile(r"&lt;(/?)(br|sub|sup)\s*/?>", re.IGNORECASE)
+_IMAGE = re.compile(r"!\[([^\[\]\n]*)\]\(")
+_MATH_MARK = "\x00"
+
+
+def answer_markdown(text: str, error: str | None = None, references: Sequence[Reference] = ()) -> str:
+    """An answer as the voter sees it, the same while streaming and when complete.
+
+    ``references`` are the entries listed under this answer: their ``[n]`` become links that
+    open the entry (with the passage as a hover preview); other ``[n]`` stay plain text.
+    """
+    body = safe_markdown(text, references).strip()
     if error:
-        body = escape(text).strip()
         note = f"**⚠ {escape(error)}** This battle cannot be voted on; please start a new battle."
         return f"{body}\n\n{note}" if body else note
-    return escape(text) if text else "*Waiting for the answer…*"
+    return body or "*Waiting for the answer…*"
+
+
+def safe_markdown(text: str, references: Sequence[Reference] = ()) -> str:
+    """Model Markdown with raw HTML shown as text, images turned into links and [n] linked."""
+    math: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        math.append(match.group(0).replace("<", "&lt;"))
+        return f"{_MATH_MARK}{len(math) - 1}{_MATH_MARK}"
+
+    # Math first, as Gradio does, so a formula's "<", "[" or "_" is left for KaTeX.
+    held = _CONTROL.sub("", text).replace(_MATH_MARK, "")
+    for left, right, _ in LATEX_DELIMITERS:
+        held = re.sub(f"{re.escape(left)}([\\s\\S]+?){re.escape(right)}", hold, held)
+    by_number = {r.number: r for r in references}
+    links: dict[int, str] = {}  # one anchor per number: a long answer cites the same paper often
+
+    def cite(match: re.Match[str]) -> str:
+        number = int(match.group(1))
+        if number not in links:
+            links[number] = _citation(number, by_number)
+        return links[number]
+
+    pieces = [piece if is_code else _neutralise(piece, cite) for piece, is_code in _split_code(held)]
+    return re.sub(f"{_MATH_MARK}(\\d+){_MATH_MARK}", lambda m: math[int(m.group(1))], "".join(pieces))
+
+
+def _split_code(text: str) -> list[tuple[str, bool]]:
+    """(piece, is_code) pieces: fenced blocks (an unclosed fence runs to the end, as while
+    streaming) and inline code spans are code; everything else is prose."""
+    pieces: list[tuple[str, bool]] = []
+    position = 0
+    while position < len(text):
+        fence = _FENCE.search(text, position)
+        prose_end = fence.start() if fence else len(text)
+        pieces.extend(_split_spans(text[position:prose_end]))
+        if not fence:
+            break
+        marker = fence.group(1)
+        closing = re.compile(f"^[ \\t]*{re.escape(marker[0])}{{{len(marker)},}}[ \\t]*(?:\n|$)", re.MULTILINE)
+        close = closing.search(text, fence.end())
+        position = close.end() if close else len(text)
+        pieces.append((text[fence.start():position], True))
+    return pieces
+
+
+def _split_spans(text: str) -> list[tuple[str, bool]]:
+    pieces: list[tuple[str, bool]] = []
+    position = scan = 0
+    while (opening := _BACKTICKS.search(text, scan)) is not None:
+        closing = re.compile(f"(?<!`){opening.group(0)}(?!`)").search(text, opening.end())
+        if closing is None:  # no matching run: the backticks are literal
+            scan = opening.end()
+            continue
+        pieces += [(text[position:opening.start()], False), (text[opening.start():closing.end()], True)]
+        position = scan = closing.end()
+    pieces.append((text[position:], False))
+    return pieces
+
+
+def _neutralise(prose: str, cite: Callable[[re.Match[str]], str]) -> str:
+    prose = prose.replace("<", "&lt;")  # raw HTML (tags, comments) is shown as text,
+    prose = _KEPT_TAG.sub(lambda m: f"<{m.group(1)}{m.group(2).lower()}>", prose)  # but for these
+    prose = _IMAGE.sub(lambda m: f"[image: {m.group(1)}](", prose)  # a link to click, not a fetch
+    prose = prose.replace("![", "!&#91;")  # reference-style images
+    return _CITATION.sub(cite, prose)
+
+
+def _citation(number: int, by_number: dict[int, Reference]) -> str:
+    ref = by_number.get(number)
+    if by_number and ref is None:
+        return f"&#91;{number}]"  # not in this answer's list; never a Markdown link reference
+    title = f' title="{escape_html(_preview(ref))}"' if ref else ""
+    return f'<a class="cite" href="#ref-{number}"{title}>[{number}]</a>'
+
+
+def _preview(ref: Reference) -> str:
+    passage = " ".join(ref.context[:2 * TOOLTIP_CHARS].split())
+    if len(passage) > TOOLTIP_CHARS:
+        passage = passage[:TOOLTIP_CHARS].rsplit(" ", 1)[0] + " …"
+    return f"[{ref.number}] {ref.paper.title}: {passage}"
+
+
+# ------------------------------------------------------------------------------ references
+
+_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+_LINK_KINDS = (  # (host, path prefix, label); the first match wins
+    ("doi.org", "", "DOI"), ("dx.doi.org", "", "DOI"), ("arxiv.org", "", "arXiv"),
+    ("pubmed.ncbi.nlm.nih.gov", "", "PubMed"), ("ncbi.nlm.nih.gov", "/pubmed", "PubMed"),
+    ("pmc.ncbi.nlm.nih.gov", "", "PMC"), ("ncbi.nlm.nih.gov", "/pmc", "PMC"), ("europepmc.org", "", "Europe PMC"),
+    ("semanticscholar.org", "", "Semantic Scholar"), ("api.semanticscholar.org", "", "Semantic Scholar"),
+)
+
+
+def web_url(url: str | None) -> str | None:
+    """The URL if it is a plain http(s) address a browser can open, else None."""
+    if not url or any(c.isspace() or ord(c) < 32 for c in url):
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname or parts.username or parts.password:
+        return None
+    return url
+
+
+def doi_url(doi: str | None) -> str | None:
+    bare = _DOI_PREFIX.sub("", (doi or "").strip())
+    return f"https://doi.org/{quote(bare, safe='/:;()._-')}" if _DOI.match(bare) else None
+
+
+def link_label(url: str) -> str:
+    """What a link is: DOI, arXiv, PubMed, PMC, Semantic Scholar, or the publisher's host."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").removeprefix("www.")
+    for kind_host, path, label in _LINK_KINDS:
+        if host == kind_host and parts.path.startswith(path):
+            return label
+    return host
+
+
+def paper_links(paper: Paper) -> list[tuple[str, str]]:
+    """(label, url) for each distinct place to read the paper; unsafe URLs are dropped."""
+    links: list[tuple[str, str]] = []
+    for url in (web_url(paper.url), doi_url(paper.doi)):
+        if url and url.rstrip("/") not in {u.rstrip("/") for _, u in links}:
+            links.append((link_label(url), url))
+    return links
 
 
 def reference_line(ref: Reference) -> str:
+    """One reference as HTML: number, title, authors, year, venue and labelled links."""
     paper = ref.paper
-    authors = escape(paper.author_line)
-    parts = [f"**[{ref.number}]** {escape(paper.title)}.", authors if authors.endswith(".") else authors + "."]
+    authors = escape_html(paper.author_line)
+    parts = [f"<b>[{ref.number}]</b> {escape_html(paper.title)}.", authors if authors.endswith(".") else authors + "."]
     if paper.year:
         parts.append(f"{paper.year}.")
     if paper.venue:
-        parts.append(f"*{escape(paper.venue)}*.")
-    if paper.link:
-        parts.append(f"[link]({paper.link})")
+        parts.append(f"<i>{escape_html(paper.venue)}</i>.")
+    parts += [f'<a href="{escape_html(url)}">{escape_html(label)}</a>' for label, url in paper_links(paper)]
     return " ".join(parts)
+
+
+def reference_entry(ref: Reference) -> str:
+    """A reference that opens on the passages the models were given. One line: a blank line
+    would end Markdown's HTML block and let the passage text be read as Markdown."""
+    passages = "".join(f"<p>{escape_html(p.text)}</p>" for p in sorted(ref.passages, key=lambda p: p.position))
+    return (f'<details class="reference ref-{ref.number}"><summary>{reference_line(ref)}</summary>'
+            f'<div class="ref-passage"><i>Passage given to both models:</i>{passages}</div></details>')
+
+
+def references_markdown(references: Sequence[Reference]) -> str:
+    if not references:
+        return "*This answer cites no reference.*"
+    return "**References cited** (click one to read its passage)\n\n" + "\n".join(map(reference_entry, references))
 
 
 def cited_markdown(side: SideResult | None, retrieval: Retrieval) -> str:
     """The references one answer cited, in order of first citation."""
     if side is None or side.answer is None:
         return ""
-    lines = [f"- {reference_line(ref)}" for ref in cited_references(retrieval, side)]
-    if not lines:
-        return "*This answer cites no reference.*"
-    return "**References cited**\n\n" + "\n".join(lines)
+    return references_markdown(cited_references(retrieval, side))
+
+
+def cited_for_answer(side: SideResult | None, retrieval: Retrieval) -> tuple[Reference, ...]:
+    """The ``references`` to pass to answer_markdown for a finished side: the ones listed under it."""
+    if side is None or side.answer is None:
+        return ()
+    return tuple(cited_references(retrieval, side))
+
+
+# ------------------------------------------------------------------------------ status and reveal
+
+_BACKEND_NAMES = {"local:demo": "the bundled demo corpus", "semantic_scholar": "Semantic Scholar"}
+
+
+def backend_label(backend: str) -> str:
+    """A visitor-facing name for a retrieval backend; never a server path."""
+    if backend in _BACKEND_NAMES:
+        return _BACKEND_NAMES[backend]
+    return "the local datastore" if backend.startswith("local:") else "the search service"
 
 
 def retrieval_status(retrieval: Retrieval) -> str:
     papers = len(retrieval.references)
     passages = sum(len(r.passages) for r in retrieval.references)
-    source = {"local:demo": "the bundled demo corpus", "semantic_scholar": "Semantic Scholar"}.get(
-        retrieval.backend, escape(retrieval.backend))
-    text = (f"Retrieved {passages} passages from {papers} papers ({source}) in "
+    text = (f"Retrieved {passages} passages from {papers} papers ({backend_label(retrieval.backend)}) in "
             f"{retrieval.seconds * 1000:.0f} ms. Both models see the same references.")
     if retrieval.note:
         text += f" {escape(retrieval.note)}"
     if not papers:
         text = "No matching papers were found; the models will say so. Try other words."
     return text
-
-
-def all_references_markdown(retrieval: Retrieval) -> str:
-    if not retrieval.references:
-        return "*No references.*"
-    return "\n".join(f"- {reference_line(r)}" for r in retrieval.references)
 
 
 def model_label(spec: ModelSpec) -> str:

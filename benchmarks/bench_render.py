@@ -1,0 +1,67 @@
+"""Cost of rendering a streamed answer, which the page redoes on every update.
+
+A 4.4 kB Markdown answer (headings, tables, code, formulas, raw HTML, images, 36 citations of 30
+references) is rendered in full at every 20-character prefix, as streaming does. Reference, same
+process: html.escape of the same prefixes (what the answer boxes did before Markdown was kept).
+
+Run: python benchmarks/bench_render.py [--rounds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sciarena.types import Paper, Passage, Reference  # noqa: E402
+from sciarena.ui.render import answer_markdown  # noqa: E402
+
+PARAGRAPH = ("Retrieval grounds answers [1] with `code <b>` and $x<y$, raw <b>html</b> and "
+             "![chart](http://example.test/c.png), more text [12].\n\n")
+BLOCKS = "## Part\n\n| a | b |\n|---|---|\n| 1 [2] | 2 |\n\n```py\nprint('<x>')\n```\n\n"
+ANSWER = (PARAGRAPH * 3 + BLOCKS) * 12
+
+
+def references() -> list[Reference]:
+    out = []
+    for number in range(1, 31):
+        paper = Paper(f"p{number}", f"Paper {number}", ("A. Author",), year=2020)
+        out.append(Reference(number, paper, (Passage(f"p{number}-0", paper, "word " * 250),)))
+    return out
+
+
+def seconds_per_stream(render, rounds: int) -> float:
+    prefixes = [ANSWER[:end] for end in range(20, len(ANSWER) + 20, 20)]
+    timings = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for prefix in prefixes:
+            render(prefix)
+        timings.append(time.perf_counter() - start)
+    return statistics.median(timings)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    rounds = parser.parse_args().rounds
+    refs = references()
+    updates = len(range(20, len(ANSWER) + 20, 20))
+    reference = seconds_per_stream(lambda t: html.escape(t, quote=False), rounds)
+    plain = seconds_per_stream(answer_markdown, rounds)
+    linked = seconds_per_stream(lambda t: answer_markdown(t, references=refs), rounds)
+    print(f"{len(ANSWER)} characters, {updates} updates per stream, median of {rounds} rounds")
+    print(f"html.escape (reference)        {reference * 1e3:8.1f} ms per stream")
+    print(f"answer_markdown                {plain * 1e3:8.1f} ms per stream  ({plain / reference:.0f}x reference, "
+          f"{plain / updates * 1e6:.0f} µs per update)")
+    print(f"answer_markdown + references   {linked * 1e3:8.1f} ms per stream  ({linked / reference:.0f}x reference, "
+          f"{linked / updates * 1e6:.0f} µs per update)")
+
+
+if __name__ == "__main__":
+    main()

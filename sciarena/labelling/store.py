@@ -1,0 +1,219 @@
+"""Per-vote labels: the resumable output file of ``label categories|disciplines``, and the loop that fills it.
+
+Model calls cost money, so each label is appended (one flushed JSON line) as soon as it
+arrives, keyed by vote id and a hash of the question, and a rerun with the same file skips
+the votes this labeller has already labelled for this task. Failed calls are recorded with
+their error and tried again on the next run; an "invalid" reply is a result, not retried.
+Votes sharing a question are labelled with one call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sciarena.errors import SciArenaError
+from sciarena.labelling.labellers import MAX_RAW_CHARS, Label, Labeller
+from sciarena.labelling.prompts import INVALID
+
+log = logging.getLogger(__name__)
+
+STATUSES = ("ok", "invalid", "none", "error")  # none: an offline rule found no cue
+
+
+def question_hash(question: str) -> str:
+    """A short fingerprint of the question's words: a vote whose question changed is labelled again."""
+    return hashlib.sha1(" ".join(question.split()).encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class VoteQuestion:
+    vote_id: str
+    question: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.vote_id, question_hash(self.question)
+
+
+@dataclass(frozen=True)
+class VoteLabel:
+    """One vote's label for one task, and who produced it."""
+
+    vote_id: str
+    question_hash: str
+    task: str  # "category" | "discipline"
+    labeller: str
+    label: str  # a task label; "" when status is not "ok"
+    status: str  # one of STATUSES
+    raw: str = ""
+    error: str = ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.vote_id, self.question_hash
+
+    def to_json(self) -> dict[str, Any]:
+        return {"vote_id": self.vote_id, "question_hash": self.question_hash, "task": self.task,
+                "labeller": self.labeller, "label": self.label or None, "status": self.status,
+                "raw": self.raw or None, "error": self.error or None}
+
+    @classmethod
+    def from_json(cls, record: Mapping[str, Any]) -> "VoteLabel":
+        if record.get("status") not in STATUSES:
+            raise ValueError("unknown status")
+        return cls(vote_id=str(record["vote_id"]), question_hash=str(record["question_hash"]),
+                   task=str(record["task"]), labeller=str(record["labeller"]), label=str(record.get("label") or ""),
+                   status=record["status"], raw=str(record.get("raw") or ""), error=str(record.get("error") or ""))
+
+
+def _vote_label(item: VoteQuestion, task: str, labeller: str, label: Label | None, error: str = "") -> VoteLabel:
+    if label is None:
+        return VoteLabel(item.vote_id, item.key[1], task, labeller, "", "error", error=error)
+    status = "ok" if label.valid else ("invalid" if label.value == INVALID else "none")
+    return VoteLabel(item.vote_id, item.key[1], task, label.labeller, label.value if status == "ok" else "",
+                     status, raw=label.raw[:MAX_RAW_CHARS])
+
+
+class LabelLog:
+    """The labels file: JSON lines, appended one label at a time, read back for resume."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def read(self) -> list[VoteLabel]:
+        """Every label in file order. A line that is not JSON (a write torn by a crash) is skipped;
+        JSON that is not a label means the file is something else, and is an error."""
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return []
+        except (OSError, UnicodeDecodeError) as err:
+            raise SciArenaError(f"{self.path}: cannot read the labels ({err})") from None
+        out: list[VoteLabel] = []
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                log.warning("%s: ignoring line %d, an incomplete write", self.path, number)
+                continue
+            try:
+                out.append(VoteLabel.from_json(record))
+            except (ValueError, KeyError, TypeError, AttributeError):
+                raise SciArenaError(f"{self.path}: line {number} is not a vote label; "
+                                    "choose another --out file") from None
+        return out
+
+    def latest(self, task: str, labeller: str) -> dict[tuple[str, str], VoteLabel]:
+        """The last label per (vote id, question hash) that ``labeller`` gave for ``task``."""
+        return {v.key: v for v in self.read() if v.task == task and v.labeller == labeller}
+
+    def appender(self) -> "_Appender":
+        return _Appender(self.path)
+
+
+class _Appender:
+    """Appends labels, one flushed line each, so an interruption loses at most the calls in flight."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        torn = path.exists() and path.stat().st_size > 0 and path.read_bytes()[-1:] != b"\n"
+        self._handle = path.open("a", encoding="utf-8")
+        if torn:  # start on a fresh line rather than glue onto a half-written one
+            self._handle.write("\n")
+
+    def __call__(self, label: VoteLabel) -> None:
+        self._handle.write(json.dumps(label.to_json(), ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def __enter__(self) -> "_Appender":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._handle.close()
+
+
+def pending(items: Sequence[VoteQuestion], done: Mapping[tuple[str, str], VoteLabel]) -> list[VoteQuestion]:
+    """Votes without a usable label yet (none saved, or a failed call: tried again)."""
+    return [item for item in items if (saved := done.get(item.key)) is None or saved.status == "error"]
+
+
+def distinct_questions(items: Iterable[VoteQuestion]) -> dict[str, list[VoteQuestion]]:
+    """Votes grouped by question hash, in first-seen order: one call per group."""
+    groups: dict[str, list[VoteQuestion]] = {}
+    for item in items:
+        groups.setdefault(item.key[1], []).append(item)
+    return groups
+
+
+@dataclass(frozen=True)
+class LabelOutcome:
+    labels: tuple[VoteLabel, ...]  # new ones, in the order they arrived
+    stopped: str = ""  # why the run stopped early, if it did
+
+
+def label_votes(items: Sequence[VoteQuestion], labeller: Labeller, *, concurrency: int = 4,
+                on_label: Callable[[VoteLabel], None] = lambda v: None,
+                max_consecutive_errors: int = 20) -> LabelOutcome:
+    """Label each distinct question once, at most ``concurrency`` calls in flight; ``on_label``
+    sees each vote's label as soon as its question's call returns.
+
+    After ``max_consecutive_errors`` failed calls in a row (a revoked key, an outage) no new
+    call is started. On Ctrl-C no new call is started and the calls in flight are waited for,
+    so their (paid) labels reach ``on_label``; then KeyboardInterrupt is raised again.
+    """
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    groups = iter(distinct_questions(items).values())
+    results: list[VoteLabel] = []
+    in_flight: dict[Future[Label], list[VoteQuestion]] = {}
+    errors_in_row, stopped = 0, ""
+
+    def finish(future: Future[Label], group: list[VoteQuestion]) -> None:
+        nonlocal errors_in_row, stopped
+        try:
+            label, error = future.result(), ""
+        except SciArenaError as err:
+            label, error = None, str(err) or type(err).__name__
+        except Exception as err:  # a labeller bug costs one question, not the whole paid run
+            log.debug("labeller %s failed", labeller.name, exc_info=True)
+            label, error = None, f"unexpected {type(err).__name__}"
+        errors_in_row = errors_in_row + 1 if label is None else 0
+        if errors_in_row >= max_consecutive_errors and not stopped:
+            stopped = f"stopped after {errors_in_row} failed calls in a row (last: {error})"
+        for item in group:
+            vote = _vote_label(item, labeller.task.name, labeller.name, label, error)
+            results.append(vote)
+            on_label(vote)
+
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sciarena-label")
+    try:
+        while True:
+            while not stopped and len(in_flight) < concurrency:
+                group = next(groups, None)
+                if group is None:
+                    break
+                in_flight[pool.submit(labeller.label, group[0].question)] = group
+            if not in_flight:
+                break
+            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in done:
+                finish(future, in_flight.pop(future))
+    except KeyboardInterrupt:
+        stopped = "interrupted"
+        for future, group in list(in_flight.items()):
+            if not future.cancel():
+                wait([future])
+                finish(future, group)
+        raise
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    return LabelOutcome(labels=tuple(results), stopped=stopped)
