@@ -56,7 +56,7 @@ def test_a_battle_streams_both_answers_then_opens_voting(scripted, ui):
     updates, session, _, settled = run_battle(handlers)
     assert all(set(u) == set(v.battle_outputs) for u in updates)  # every update names its components
     final = updates[-1]
-    assert "attention [1]" in final[v.answer_a] + final[v.answer_b]
+    assert "Alpha explains attention" in final[v.answer_a] + final[v.answer_b]
     assert "References cited" in final[v.refs_a] and "Attention Is All You Need" in final[v.refs_b]
     assert final[v.status].endswith("Both answers are complete — which one is better?")
     assert all(u[v.status].endswith("Answering…") for u in updates[:-1])
