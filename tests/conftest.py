@@ -126,6 +126,13 @@ class FixedRetriever:
         return Retrieval(question=question, references=self.references, backend="test")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every browser test is slow too, so `pytest -m "not slow"` never starts Chromium."""
+    for item in items:
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def fake_openai() -> Iterator[FakeOpenAI]:
     """A FakeOpenAI server on 127.0.0.1, stopped after the test; add scripts with ``add_script``."""
