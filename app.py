@@ -17,5 +17,7 @@ if __name__ == "__main__":
         services = build_services(Settings.from_env())
     except (SciArenaError, ValueError) as err:  # bad configuration: say what to fix, not a traceback
         sys.exit(f"sciarena: cannot start: {err}")
+    logging.getLogger("sciarena").info("built in %.1f s: %d models can battle", services.started_in_s,
+                                       len(services.pool.active))
     services.start_background()  # Hub sync, Hub vote refresh, leaderboard cache warmer
     build_app(services).queue(default_concurrency_limit=16).launch(**launch_kwargs())

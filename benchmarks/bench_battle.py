@@ -24,9 +24,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from fake_openai import FakeOpenAI  # noqa: E402
 
-from sciarena.battle import BattleRunner, new_battle  # noqa: E402
+from sciarena.pairing import new_battle  # noqa: E402
 from sciarena.config import Settings  # noqa: E402
 from sciarena.providers.openai_compat import OpenAICompatibleProvider  # noqa: E402
+from sciarena.runner import BattleRunner  # noqa: E402
 from sciarena.types import GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval  # noqa: E402
 from sciarena.ui.render import EXAMPLE_QUESTIONS  # noqa: E402
 
@@ -62,7 +63,7 @@ def real_model_overhead(rounds: int) -> None:
             drain(provider, slow, request)
             sequential.append(time.perf_counter() - start)
             start = time.perf_counter()
-            for progress in runner.run(new_battle("q", retrieval, (fast, slow)), request):
+            for progress in runner.run(new_battle("q", retrieval, (fast, slow), created_at=time.time()), request):
                 pass
             battle_times.append(time.perf_counter() - start)
             first_fast.append(progress.battle.side_a.first_token_s)
@@ -99,7 +100,7 @@ def offline_arena() -> None:
         for _ in range(25):
             for q in questions:
                 t = time.perf_counter()
-                services.retriever.retrieve(q)
+                services.arena.retriever.retrieve(q)
                 latencies.append(time.perf_counter() - t)
         latencies.sort()
         print(f"retrieval on the demo corpus ({len(latencies)} queries): p50 {latencies[len(latencies) // 2] * 1000:.2f} ms,"
@@ -107,7 +108,7 @@ def offline_arena() -> None:
         times = []
         for q in questions:
             t = time.perf_counter()
-            progress = services.start_battle(q)
+            progress = services.arena.start_battle(q)
             for _ in progress:
                 pass
             times.append(time.perf_counter() - t)

@@ -70,7 +70,35 @@ class Cancelled(ProviderError):
 
 
 class VoteRejected(SciArenaError):
-    """A vote that cannot be accepted: no battle, not finished, already voted, expired."""
+    """A vote that cannot be accepted; each rule of the arena (arena.py) has its own subclass."""
+
+
+class InvalidChoice(VoteRejected):
+    """The choice is not one of A, B, tie, bad."""
+
+
+class NoBattle(VoteRejected):
+    """There is no battle to vote on (none asked yet, or New battle was pressed)."""
+
+
+class AlreadyVoted(VoteRejected):
+    """This battle already has its one vote."""
+
+
+class BattleNotFinished(VoteRejected):
+    """At least one side is still answering."""
+
+
+class BattleNotVotable(VoteRejected):
+    """A side failed, so the two answers cannot be compared."""
+
+
+class BattleExpired(VoteRejected):
+    """The battle is older than the voting window (Settings.battle_ttl_s)."""
+
+
+class ConsentMissing(VoteRejected):
+    """The voter did not tick the consent box."""
 
 
 class VoteStoreError(SciArenaError):

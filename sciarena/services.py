@@ -1,8 +1,9 @@
 """Wire the stages together once, at start: settings → services.
 
-``build_services`` does all the slow work (index load/build, catalogue read)
-so that no question pays for it; the UI receives the result and holds no
-other state than each visitor's session.
+``build_services`` does all the slow work (index load/build, catalogue read) so that no question
+pays for it. The result holds the ``Arena`` (the battle and vote rules, arena.py), what the
+leaderboard reads, and the background upkeep app.py starts; the UI holds no other state than each
+visitor's session.
 """
 
 from __future__ import annotations
@@ -10,21 +11,17 @@ from __future__ import annotations
 import logging
 import random
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from sciarena.battle import BattleRunner, Progress, new_battle, sample_pair, validate_question
-from sciarena.classify import classify_question, infer_subject
+from sciarena.arena import Arena
 from sciarena.config import Settings
-from sciarena.errors import RetrievalError, SciArenaError
 from sciarena.votes.warmer import CacheWarmer
 from sciarena.providers.registry import Pool
-from sciarena.retrieval.choose import Retriever, open_retriever
-from sciarena.types import GenerationRequest, Vote
+from sciarena.runner import BattleRunner
 from sciarena.votes.counts import BattleCounts
 from sciarena.votes.hub import HubSync
 from sciarena.votes.load import VoteSource
-from sciarena.votes.schema import vote_record
 from sciarena.votes.store import LocalVoteStore
 
 if TYPE_CHECKING:
@@ -36,43 +33,19 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Services:
-    settings: Settings
-    retriever: Retriever
-    pool: Pool  # which models can battle now, and why the others cannot (About tab)
-    runner: BattleRunner
-    store: LocalVoteStore
+    arena: Arena  # start_battle / vote
     votes: VoteSource  # what the leaderboard reads: Hub copies + local shards, each shard once
-    counts: BattleCounts  # battles per model, so pair sampling can favour newcomers
     warmer: CacheWarmer  # keeps each shard's columnar copy current (local and Hub); started by app.py
     hub_sync: HubSync | None = None  # pushes local shards to the votes dataset; started by app.py
-    rng: random.Random = field(default_factory=random.Random, compare=False)
     started_in_s: float = 0.0
 
-    def start_battle(self, question_text: str) -> Iterator[Progress]:
-        """Validate, retrieve once, draw a pair; return the live battle stream.
+    @property
+    def settings(self) -> Settings:
+        return self.arena.settings
 
-        Validation, retrieval and the draw happen in this call (errors are raised here, before any
-        generation); the returned iterator runs both sides."""
-        from sciarena.prompting import build_messages
-
-        question = validate_question(question_text, self.settings.max_question_chars)
-        try:
-            retrieval = self.retriever.retrieve(question)
-        except SciArenaError:
-            raise
-        except Exception as err:  # a backend bug becomes a message, not a trace
-            log.exception("retrieval failed")
-            raise RetrievalError("Retrieval failed unexpectedly; please try again.") from err
-        if not retrieval.references:
-            # Two answers saying "nothing found" are not worth a vote (or a paid generation).
-            raise RetrievalError("No papers matched your question. Please try other words.")
-        pair = sample_pair(self.pool.active, self.rng, self.counts.snapshot(), self.settings.outage)
-        battle = new_battle(question, retrieval, pair, subject=infer_subject(retrieval),
-                            question_type=classify_question(question))
-        request = GenerationRequest(question=question, references=retrieval.references,
-                                    messages=build_messages(question, retrieval.references))
-        return self.runner.run(battle, request)
-
+    @property
+    def pool(self) -> Pool:
+        return self.arena.pool
 
     def start_background(self) -> None:
         """Start the background work a long-running app wants (not tests or the CLI)."""
@@ -83,11 +56,6 @@ class Services:
             # Started last so its exit hook runs first (atexit is last-in, first-out): the final push
             # must not wait behind the cache's final refresh when the platform is stopping us.
             self.hub_sync.start()
-
-    def record_vote(self, vote: Vote) -> None:
-        """Write the vote durably (VoteRejected if this battle already has one), then count it."""
-        self.store.append(vote_record(vote))
-        self.counts.add(vote.battle.model_a.name, vote.battle.model_b.name)
 
 
 def open_editor(settings: Settings, models: "Models") -> "LLMPostprocessor | None":
@@ -109,35 +77,39 @@ def build_services(settings: Settings) -> Services:
     """Everything the app needs, built once."""
     from sciarena.providers.catalogue import load_catalogue
     from sciarena.providers.registry import Models, battle_pool, build_providers
+    from sciarena.retrieval.choose import open_retriever
     from sciarena.votes.hub import open_hub_sync
     from sciarena.votes.load import open_vote_source
 
     start = time.perf_counter()
-    retriever = open_retriever(settings)
     catalogue = load_catalogue(settings)
     providers = build_providers(settings, catalogue)
+    models = Models(catalogue, providers)  # one provider set for contestants and helper models alike
+    retriever = open_retriever(settings, models)
     pool = battle_pool(catalogue, providers)
     for key in sorted({spec.provider for spec in pool.active}):
         warm_up = getattr(providers[key], "warm_up", None)  # optional hook of the Provider contract
         if warm_up is not None:
             warm_up()
-    rng = random.Random(settings.seed)
     votes_folder = LocalVoteStore.folder_for(settings.data_dir)
     # Created here but started by app.py: building services must not start threads or touch the network.
     hub_sync = open_hub_sync(settings, votes_folder)
     store = LocalVoteStore(settings.data_dir, external_lock=hub_sync.lock if hub_sync else None)
     votes = open_vote_source(settings, votes_folder)
-    return Services(
+    arena = Arena(
         settings=settings,
         retriever=retriever,
         pool=pool,
         runner=BattleRunner(providers, timeout_s=settings.generation_timeout_s,
-                            editor=open_editor(settings, Models(catalogue, providers))),
+                            editor=open_editor(settings, models)),
         store=store,
-        votes=votes,
         counts=BattleCounts(votes.files),
+        rng=random.Random(settings.seed),
+    )
+    return Services(
+        arena=arena,
+        votes=votes,
         warmer=CacheWarmer(lambda: votes.files(refresh=False)),  # upkeep never waits on the Hub
         hub_sync=hub_sync,
-        rng=rng,
         started_in_s=time.perf_counter() - start,
     )

@@ -10,8 +10,11 @@ it was given, so a battle held in a user's session cannot change under them.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Iterator, Literal, Mapping, Protocol
+
+from sciarena.errors import SciArenaError
 
 DISCIPLINES: tuple[str, ...] = (
     "Natural Science",
@@ -181,8 +184,12 @@ class Provider(Protocol):
     def unavailable_reason(self, spec: ModelSpec) -> str | None:
         """None when ``spec`` can be battled now; otherwise why not ("set OPENAI_API_KEY")."""
 
-    def stream(self, spec: ModelSpec, request: GenerationRequest) -> Iterator[Delta]:
-        """Yield the answer as it is produced; raise errors.ProviderError on failure."""
+    def stream(self, spec: ModelSpec, request: GenerationRequest, *, timeout_s: float | None = None,
+               cancel: threading.Event | None = None) -> Iterator[Delta]:
+        """Yield the answer as it is produced; raise errors.ProviderError on failure.
+
+        The call ends within ``timeout_s`` (default: the provider's own) and soon after ``cancel``
+        is set, wherever it is (errors.ProviderTimeout / errors.Cancelled), closing its connection."""
 
 
 @dataclass(frozen=True)
@@ -201,7 +208,9 @@ class SideResult:
 
     model: ModelSpec
     answer: Answer | None
-    error: str | None = None  # user-facing message when the generation failed
+    # Why the generation failed, as raised (ProviderTimeout, RateLimited, …): the UI decides by type what
+    # the voter sees, since a provider's message can name its vendor.
+    error: SciArenaError | None = None
     first_token_s: float | None = None
     total_s: float | None = None
     usage: Usage = field(default_factory=Usage)

@@ -1,11 +1,137 @@
-"""Shared fixtures: a running loopback OpenAI-compatible server (see fake_openai.py)."""
+"""Shared fakes and fixtures.
+
+- ``fake_openai``: a running loopback OpenAI-compatible server (see fake_openai.py).
+- ``scripted``: a ScriptedProvider — contestants whose chunks, failures and pauses a test sets per
+  model, registered under the provider key "scripted" (the role simonw/llm's MockModel plays).
+- ``clock``: a FakeClock to inject where code takes one (BattleRunner, Arena).
+- ``make_arena``: builds an Arena wired with the scripted provider, a fixed retrieval (FixedRetriever)
+  and a vote store in tmp_path.
+- ``make_services``: the same Arena inside the Services the UI is built from (for a running app).
+- ``specs`` / ``refs``: catalogue entries for scripted models, and a one-paper reference list.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import random
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI
+
+from sciarena.arena import Arena
+from sciarena.config import Settings
+from sciarena.errors import ProviderError, SciArenaError
+from sciarena.votes.warmer import CacheWarmer
+from sciarena.providers.registry import Pool
+from sciarena.runner import BattleRunner
+from sciarena.services import Services
+from sciarena.types import Delta, GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval, Usage
+from sciarena.votes.counts import BattleCounts
+from sciarena.votes.load import VoteSource
+from sciarena.votes.store import LocalVoteStore
+
+GATE_TIMEOUT_S = 10.0  # a gate nobody opens fails the test instead of hanging it
+
+
+@dataclass
+class Script:
+    """What one scripted model does when asked."""
+
+    chunks: tuple[str, ...]
+    gate: threading.Event | None = None  # wait for it before the first chunk
+    fail_at: int | None = None  # raise ``error`` instead of yielding chunk number fail_at
+    error: Exception = field(default_factory=lambda: ProviderError("The model service closed the connection."))
+    usage: Usage | None = None
+    pause_s: float = 0.0  # between chunks (only to keep a stream running, never timed by a test)
+    barrier: threading.Barrier | None = None  # both sides must reach it: proves they run at the same time
+
+
+class ScriptedProvider:
+    """The Provider contract, answering from scripts; records how far each stream got."""
+
+    key = "scripted"
+
+    def __init__(self) -> None:
+        self.scripts: dict[str, Script] = {}
+        self.yielded: dict[str, int] = {}
+        self.closed: dict[str, threading.Event] = {}
+
+    def add(self, model_id: str, *chunks: str, **options: object) -> ModelSpec:
+        """Script ``model_id`` and return its catalogue entry (display name = the id upper-cased)."""
+        self.scripts[model_id] = Script(chunks=chunks, **options)  # type: ignore[arg-type]
+        self.yielded[model_id] = 0
+        self.closed[model_id] = threading.Event()
+        return spec(model_id)
+
+    def unavailable_reason(self, spec: ModelSpec) -> str | None:
+        return None if spec.model_id in self.scripts else "not scripted"
+
+    def stream(self, spec: ModelSpec, request: GenerationRequest, *, timeout_s: float | None = None,
+               cancel: threading.Event | None = None) -> Iterator[Delta]:
+        script = self.scripts[spec.model_id]
+        try:
+            if script.barrier is not None:
+                script.barrier.wait(timeout=GATE_TIMEOUT_S)
+            if script.gate is not None and not script.gate.wait(timeout=GATE_TIMEOUT_S):
+                raise ProviderError("the test never opened this model's gate")
+            for i, chunk in enumerate(script.chunks):
+                if script.fail_at == i:
+                    raise script.error
+                yield Delta(text=chunk)
+                self.yielded[spec.model_id] += 1
+                if script.pause_s:
+                    threading.Event().wait(script.pause_s)
+            if script.usage is not None:
+                yield Delta(usage=script.usage)
+        finally:
+            self.closed[spec.model_id].set()
+
+
+def spec(model_id: str, **options: object) -> ModelSpec:
+    return ModelSpec(name=model_id.upper(), provider=ScriptedProvider.key, model_id=model_id, **options)  # type: ignore[arg-type]
+
+
+def references() -> tuple[Reference, ...]:
+    paper = Paper(paper_id="p1", title="Attention Is All You Need", authors=("Ashish Vaswani",), year=2017,
+                  discipline="Engineering")
+    passage = Passage(passage_id="p1#0", paper=paper, text="The Transformer relies on attention.", score=3.0)
+    return (Reference(number=1, paper=paper, passages=(passage,)),)
+
+
+class FakeClock:
+    """A clock that moves only when the test says so."""
+
+    def __init__(self, now: float = 1_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class FixedRetriever:
+    """Retrieval that always finds the same reference list (or nothing, or fails)."""
+
+    def __init__(self) -> None:
+        self.references = references()
+        self.error: SciArenaError | None = None
+
+    def retrieve(self, question: str) -> Retrieval:
+        if self.error is not None:
+            raise self.error
+        return Retrieval(question=question, references=self.references, backend="test")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every browser test is slow too, so `pytest -m "not slow"` never starts Chromium."""
+    for item in items:
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture
@@ -13,3 +139,57 @@ def fake_openai() -> Iterator[FakeOpenAI]:
     """A FakeOpenAI server on 127.0.0.1, stopped after the test; add scripts with ``add_script``."""
     with FakeOpenAI() as server:
         yield server
+
+
+@pytest.fixture
+def scripted() -> Iterator[ScriptedProvider]:
+    provider = ScriptedProvider()
+    yield provider
+    for script in provider.scripts.values():  # release any stream the test left waiting
+        if script.gate is not None:
+            script.gate.set()
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def specs() -> Callable[..., ModelSpec]:
+    """``specs("a", price_input_per_m=2.0)``: the catalogue entry of a scripted model."""
+    return spec
+
+
+@pytest.fixture
+def refs() -> tuple[Reference, ...]:
+    return references()
+
+
+@pytest.fixture
+def make_arena(tmp_path: Path, scripted: ScriptedProvider, clock: FakeClock) -> Callable[..., Arena]:
+    """``make_arena(timeout_s=…, **settings)``: an Arena whose pool is the scripted models (script them
+    first), with the test's clock and a vote store under tmp_path."""
+
+    def make(timeout_s: float = 30.0, **settings: object) -> Arena:
+        data_dir = tmp_path / "data"
+        store = LocalVoteStore(data_dir)
+        return Arena(settings=Settings(data_dir=data_dir, seed=0, **settings),  # type: ignore[arg-type]
+                     retriever=FixedRetriever(),
+                     pool=Pool(active=tuple(spec(model_id) for model_id in scripted.scripts)),
+                     runner=BattleRunner({ScriptedProvider.key: scripted}, timeout_s=timeout_s),
+                     store=store, counts=BattleCounts(store.files), rng=random.Random(0), clock=clock)
+
+    return make
+
+
+@pytest.fixture
+def make_services(make_arena: Callable[..., Arena]) -> Callable[..., Services]:
+    """``make_services(**settings)``: Services around ``make_arena(...)``, reading votes from its store."""
+
+    def make(**settings: object) -> Services:
+        arena = make_arena(**settings)
+        votes = VoteSource(arena.store.root)
+        return Services(arena=arena, votes=votes, warmer=CacheWarmer(lambda: votes.files(refresh=False)))
+
+    return make

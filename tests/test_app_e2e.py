@@ -12,6 +12,8 @@ from gradio_client import Client
 from arena_server import running_arena
 from sciarena.votes.schema import VOTE_FIELDS
 
+pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
+
 QUESTION = "How does CRISPR-Cas9 achieve targeted genome editing?"
 
 
@@ -22,7 +24,7 @@ def arena(tmp_path_factory):
 
 
 def stored(arena) -> list[dict]:
-    return list(arena.services.store.records())
+    return list(arena.services.arena.store.records())
 
 
 def every_model_name(arena) -> list[str]:

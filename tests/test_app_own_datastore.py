@@ -15,6 +15,8 @@ from sciarena.config import Settings
 from sciarena.errors import RetrievalError
 from sciarena.services import build_services
 
+pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
+
 PAPERS = [
     {"id": "tardi-1", "title": "Tardigrade survival in open space", "authors": ["Kim Jonsson", "Lars Rebecchi"],
      "year": 2008, "venue": "Current Biology",
@@ -44,7 +46,7 @@ def test_index_a_corpus_then_battle_over_it(tmp_path):
         client.predict("tie", "", True, api_name="/vote")
     assert "Tardigrade" in refs_a + refs_b
     assert "Glacier" not in refs_a + refs_b
-    record = list(services.store.records())[-1]
+    record = list(services.arena.store.records())[-1]
     assert record["retrieval_backend"] == f"local:{tmp_path / 'index'}"
     assert "tardi-1#0" in record["context_ids"] and "tardi-2#0" in record["context_ids"]
 

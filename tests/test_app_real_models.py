@@ -14,6 +14,8 @@ from fake_openai import FakeOpenAI
 from sciarena.config import Settings
 from sciarena.services import build_services
 
+pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
+
 QUESTION = "How does retrieval-augmented generation reduce hallucination?"
 OFFLINE = ("Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)")
 
@@ -56,7 +58,7 @@ def test_models_from_a_catalogue_file_battle_and_are_recorded_with_usage_and_cos
         assert "GPT-4" not in json.dumps(outputs), "a self-identifying answer must be redacted before the vote"
         assert "model name hidden" in json.dumps(outputs)
         client.predict("A", "", True, api_name="/vote")
-    record = list(services.store.records())[-1]
+    record = list(services.arena.store.records())[-1]
     side = {"a": record["modelA"], "b": record["modelB"]}
     alpha = "a" if side["a"] == "Loop Alpha" else "b"
     beta = "b" if alpha == "a" else "a"
@@ -83,7 +85,7 @@ def test_a_failing_model_gives_a_clear_message_and_nothing_is_recorded(tmp_path,
         assert "Traceback" not in answer_a + answer_b
         with pytest.raises(Exception, match="cannot be voted"):
             client.predict("A", "", True, api_name="/vote")
-    assert list(services.store.records()) == []
+    assert list(services.arena.store.records()) == []
 
 
 def test_the_llm_postprocessor_edits_answers_and_a_bad_edit_is_ignored(tmp_path, server):
@@ -92,7 +94,7 @@ def test_the_llm_postprocessor_edits_answers_and_a_bad_edit_is_ignored(tmp_path,
     edited = json.dumps({"references": [1], "response": "Retrieval grounds answers in papers [1]."})
     server.add_script("editor", (edited,))
     services = build_services(settings_for(tmp_path, server, SCIARENA_POSTPROCESS_MODEL="editor"))
-    progress = services.start_battle(QUESTION)
+    progress = services.arena.start_battle(QUESTION)
     battle = list(progress)[-1].battle
     by_model = {battle.side_a.model.name: battle.side_a, battle.side_b.model.name: battle.side_b}
     assert by_model["Loop Alpha"].answer.text == "Retrieval grounds answers in papers [1]."

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from gradio_client import Client
 
 from arena_server import running_arena
 from fake_semantic_scholar import FakeSemanticScholar, Fault
 from sciarena.config import Settings
 from sciarena.services import build_services
+
+pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
 
 QUESTION = "How accurate are citations of retrieval-augmented language models?"
 
@@ -30,7 +33,7 @@ def test_battle_and_vote_over_semantic_scholar(tmp_path):
             assert "How Accurate Are Citations" in refs_a + refs_b
             client.predict("B", "", True, api_name="/vote")
         assert s2.calls("snippet/search") and s2.calls("paper/search")
-    record = list(services.store.records())[-1]
+    record = list(services.arena.store.records())[-1]
     assert record["retrieval_backend"] == "semantic_scholar"
     assert record["retrieval_queries"] and record["context_ids"]
 

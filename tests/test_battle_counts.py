@@ -31,6 +31,6 @@ def test_models_on_the_outage_list_are_never_drawn(tmp_path):
     settings = Settings.from_env({"SCIARENA_OUTAGE": "Claim Clusters (offline)"})
     services = build_services(replace(settings, data_dir=tmp_path, seed=3))
     for _ in range(12):
-        progress = services.start_battle("How does CRISPR-Cas9 edit genomes?")
+        progress = services.arena.start_battle("How does CRISPR-Cas9 edit genomes?")
         battle = next(iter(progress)).battle
         assert "Claim Clusters (offline)" not in (battle.model_a.name, battle.model_b.name)

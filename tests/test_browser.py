@@ -16,7 +16,7 @@ ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 QUESTION = "What are the main challenges of using deep learning for medical image diagnosis?"
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")
@@ -61,11 +61,11 @@ def test_battle_vote_and_leaderboard_in_the_page(browser, arena, width, height):
     assert not any(name in page_text for name in names), "a model name is visible before the vote"
     page.screenshot(path=str(ARTIFACTS / f"arena-{width}-before-vote.png"), full_page=True)
 
-    records_before = len(list(arena.services.store.records()))
+    records_before = len(list(arena.services.arena.store.records()))
     page.locator("#reason textarea").fill("Better grounded in the cited papers.")
     vote_a.click()
     page.wait_for_function("() => document.body.innerText.includes('agree to the terms')", timeout=10_000)
-    assert len(list(arena.services.store.records())) == records_before, "voted without consent"
+    assert len(list(arena.services.arena.store.records())) == records_before, "voted without consent"
     page.locator("#consent input").check()
     vote_a.click()
     page.wait_for_function("() => document.querySelector('#model-names').innerText.includes('Model A:')",
@@ -73,13 +73,13 @@ def test_battle_vote_and_leaderboard_in_the_page(browser, arena, width, height):
     reveal = page.locator("#model-names").inner_text()
     assert any(name in reveal for name in names)
     assert page.locator("#vote-b").is_disabled()
-    assert len(list(arena.services.store.records())) == records_before + 1
+    assert len(list(arena.services.arena.store.records())) == records_before + 1
     page.screenshot(path=str(ARTIFACTS / f"arena-{width}-after-vote.png"), full_page=True)
 
     page.reload(wait_until="domcontentloaded")
     page.get_by_role("tab", name="Leaderboard").click()
     table = page.locator("#leaderboard-table")
-    record = list(arena.services.store.records())[-1]
+    record = list(arena.services.arena.store.records())[-1]
     page.wait_for_function(
         "name => (document.querySelector('#leaderboard-table')?.innerText || '').includes(name)",
         arg=record["modelA"], timeout=20_000)
@@ -103,3 +103,69 @@ def test_a_refused_question_leaves_nothing_to_vote_on(browser, arena):
     assert page.locator("#vote-a").is_disabled()
     assert "[1]" not in page.locator("#answer-a").inner_text()  # the old answer is gone
     page.close()
+
+
+def test_a_reason_never_travels_to_the_next_battle(browser, arena):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(arena.url, wait_until="domcontentloaded")
+    page.locator("#send").wait_for(timeout=30_000)
+    page.locator("#consent input").check()
+    votes_enabled = "() => !document.querySelector('#vote-a').disabled"
+    revealed = "() => document.querySelector('#model-names').innerText.includes('Model A:')"
+    before = len(list(arena.services.arena.store.records()))
+
+    page.locator("#question textarea").fill(QUESTION)
+    page.locator("#send").click()
+    page.wait_for_function(votes_enabled, timeout=30_000)
+    page.locator("#reason textarea").fill("A reason for the first battle only.")
+    page.locator("#vote-a").click()
+    page.wait_for_function(revealed, timeout=15_000)
+
+    for start_next in ("#send", "#new-battle"):  # a new question straight away, or New battle first
+        if start_next == "#new-battle":
+            page.locator("#new-battle").click()
+            page.wait_for_function("() => !document.querySelector('#model-names').innerText.trim()")
+            assert page.locator("#reason textarea").input_value() == ""
+            page.locator("#question textarea").fill(QUESTION)
+        page.locator("#send").click()
+        page.wait_for_function(votes_enabled, timeout=30_000)
+        assert page.locator("#reason textarea").input_value() == ""
+        page.locator("#vote-b").click()
+        page.wait_for_function(revealed, timeout=15_000)
+    records = list(arena.services.arena.store.records())[before:]
+    assert [r["reason"] or "" for r in records] == ["A reason for the first battle only.", "", ""]
+    page.close()
+
+
+def test_new_battle_or_send_during_a_battle_never_brings_the_old_answers_back(browser, scripted, make_services, tmp_path):
+    # Slow contestants, so New battle lands while both are still streaming.
+    scripted.add("slow-1", *(f"first{i} " for i in range(40)), pause_s=0.05)
+    scripted.add("slow-2", *(f"second{i} " for i in range(40)), pause_s=0.05)
+    with running_arena(tmp_path, services=make_services()) as running:
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(running.url, wait_until="domcontentloaded")
+        page.locator("#send").wait_for(timeout=30_000)
+        for delay_ms in (0, 300, 1000):
+            page.locator("#question textarea").fill(QUESTION)
+            page.locator("#send").click()
+            page.wait_for_timeout(delay_ms)
+            page.locator("#new-battle").click()
+            # Both streams would have ended by now (40 chunks × 50 ms): nothing may have come back.
+            page.wait_for_timeout(2_500)
+            answers = page.locator("#answer-a").inner_text() + page.locator("#answer-b").inner_text()
+            assert "first" not in answers and "second" not in answers, f"New battle after {delay_ms} ms: {answers!r}"
+            assert page.locator("#vote-a").is_disabled()
+
+        # Send again while a battle streams: the new question's battle is the one to vote on.
+        page.locator("#question textarea").fill("An earlier question")
+        page.locator("#send").click()
+        page.wait_for_timeout(300)
+        page.locator("#question textarea").fill(QUESTION)
+        page.locator("#send").click()
+        page.wait_for_function("() => !document.querySelector('#vote-a').disabled", timeout=30_000)
+        page.locator("#consent input").check()
+        page.locator("#vote-a").click()
+        page.wait_for_function("() => document.querySelector('#model-names').innerText.includes('Model A:')",
+                               timeout=15_000)
+        assert [r["question"] for r in running.services.arena.store.records()] == [QUESTION]
+        page.close()

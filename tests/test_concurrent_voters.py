@@ -7,6 +7,7 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 from gradio_client import Client
 from huggingface_hub import HfApi
 
@@ -18,6 +19,8 @@ from sciarena.votes.hub import HubSync
 from sciarena.votes.load import VoteSource, read_records
 from sciarena.votes.store import LocalVoteStore
 
+pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
+
 VOTERS = 20
 QUESTION = "How do transformers use attention to model long-range dependencies?"
 
@@ -26,10 +29,11 @@ def test_twenty_concurrent_voters_are_each_stored_and_pushed_exactly_once(tmp_pa
     data_dir = tmp_path / "data"
     with FakeHub() as hub:
         services = build_services(Settings(data_dir=data_dir, seed=0))
-        sync = HubSync(services.store.root, "org/votes", api=HfApi(endpoint=hub.endpoint, token="hf_test"),
+        sync = HubSync(services.arena.store.root, "org/votes", api=HfApi(endpoint=hub.endpoint, token="hf_test"),
                        every_minutes=10, retry_base_s=0.05)
         # The wiring the app needs: the store writes under the sync's lock.
-        services = dataclasses.replace(services, store=LocalVoteStore(data_dir, external_lock=sync.lock))
+        arena = dataclasses.replace(services.arena, store=LocalVoteStore(data_dir, external_lock=sync.lock))
+        services = dataclasses.replace(services, arena=arena)
         hub.fail(3, 500, "/commit/")  # and the Hub has a bad moment while people vote
         sync.start()
         with running_arena(data_dir, services=services) as arena:
@@ -50,7 +54,7 @@ def test_twenty_concurrent_voters_are_each_stored_and_pushed_exactly_once(tmp_pa
             with ThreadPoolExecutor(VOTERS) as pool:
                 results = list(pool.map(voter, range(VOTERS)))
         assert all("already voted" in second for _, second in results)
-        local = list(services.store.records())
+        local = list(services.arena.store.records())
         assert len(local) == VOTERS and len({r["id"] for r in local}) == VOTERS
         assert Counter(r["vote"] for r in local) == Counter(("A", "B", "tie", "bad")[k % 4] for k in range(VOTERS))
 
@@ -63,7 +67,7 @@ def test_twenty_concurrent_voters_are_each_stored_and_pushed_exactly_once(tmp_pa
         on_hub = [r["id"] for r in hub.records("org/votes")]
         assert Counter(on_hub) == Counter(r["id"] for r in local)  # confirmed == stored == pushed, once each
 
-        source = VoteSource(services.store.root, repo_id="org/votes", api=HfApi(endpoint=hub.endpoint),
+        source = VoteSource(services.arena.store.root, repo_id="org/votes", api=HfApi(endpoint=hub.endpoint),
                             cache_dir=data_dir / "hub-votes")
         assert len(read_records(source.files())) == VOTERS
         lines = sum(len(path.read_bytes().splitlines()) for path in source.files())

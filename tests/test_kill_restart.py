@@ -16,8 +16,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 
 from fake_hub import FakeHub
+
+pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
 
 REPO = "org/votes"
 TESTS = Path(__file__).resolve().parent

@@ -11,10 +11,11 @@ from functools import partial
 
 import gradio as gr
 
+from sciarena.arena import ArenaSession
 from sciarena.services import Services
 from sciarena.ui import render
 from sciarena.ui.about import about_markdown, storage_status
-from sciarena.ui.handlers import ArenaHandlers, ArenaSession
+from sciarena.ui.handlers import ArenaHandlers, ArenaView
 from sciarena.ui.leaderboard_tab import LeaderboardTab
 from sciarena.votes.voter import CONSENT_LABEL
 
@@ -31,94 +32,86 @@ VOTE_BUTTONS = (("vote-a", "A is better", "A"), ("vote-b", "B is better", "B"),
 
 
 def build_app(services: Services) -> gr.Blocks:
-    handlers = ArenaHandlers(services)
     leaderboard = LeaderboardTab(services)
     with gr.Blocks(title="SciArena — literature QA arena") as demo:
-        session = gr.State(ArenaSession())
         gr.Markdown("# SciArena\nAsk a question about the scientific literature. Papers are retrieved once; "
                     "two anonymous models answer from the same papers with numbered citations. "
                     "Read both, then vote — the names are revealed after your vote.")
         with gr.Tab("Arena", id="arena"):
-            question = gr.Textbox(label="Your question", elem_id="question", lines=3, max_lines=12,
-                                  placeholder="e.g. How does retrieval-augmented generation reduce hallucination?")
-            with gr.Row():
-                send = gr.Button("Send", variant="primary", elem_id="send", scale=3)
-                new_battle = gr.Button("New battle", elem_id="new-battle", scale=1)
-            gr.Examples(examples=[[q] for qs in render.EXAMPLE_QUESTIONS.values() for q in qs],
-                        inputs=[question], label="Example questions (two per discipline)")
-            status = gr.Markdown("", elem_id="status")
-            with gr.Row(equal_height=False):
-                with gr.Column(min_width=320):
-                    gr.Markdown("### Model A")
-                    answer_a = gr.Markdown(elem_id="answer-a", elem_classes="answer-box",
-                                           latex_delimiters=render.latex_delimiters())
-                    refs_a = gr.Markdown(elem_id="references-a")
-                with gr.Column(min_width=320):
-                    gr.Markdown("### Model B")
-                    answer_b = gr.Markdown(elem_id="answer-b", elem_classes="answer-box",
-                                           latex_delimiters=render.latex_delimiters())
-                    refs_b = gr.Markdown(elem_id="references-b")
-            with gr.Row():
-                consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3)
-                if services.settings.oauth_enabled:
-                    gr.LoginButton(scale=1)  # optional: a signed-in vote is recorded under the HF username
-            with gr.Row():
-                buttons = [gr.Button(label, elem_id=eid, interactive=False, min_width=120)
-                           for eid, label, _ in VOTE_BUTTONS]
-            reason = gr.Textbox(label="Why? (optional — helps others learn from your vote)", elem_id="reason",
-                                lines=2, max_lines=6, interactive=False)
-            model_names = gr.Markdown("", elem_id="model-names")
-            choice = gr.Textbox(visible=False)  # carries the choice for the public /vote endpoint
-
+            handlers = ArenaHandlers(services.arena, arena_tab(services.settings.oauth_enabled))
+            wire_arena(handlers)
         with gr.Tab("Leaderboard", id="leaderboard"):
-            lb_outputs = leaderboard.build()
+            board = leaderboard.build()
         with gr.Tab("About", id="about"):
             storage = gr.Markdown(elem_id="storage-status")
             gr.Markdown(about_markdown(services))
-
-        answers = [answer_a, answer_b, refs_a, refs_b, status, session]
-        controls = [*buttons, reason]
-
-        def lock() -> list:
-            # Forget the previous battle too: if this question is refused, the old (now cleared)
-            # answers must not be votable.
-            return [gr.update(interactive=False)] * len(controls) + ["", "", "", "", "", "", ArenaSession()]
-
-        def vote_controls(state: ArenaSession) -> list:
-            open_ = bool(state and state.battle and state.battle.votable and not state.voted)
-            return [gr.update(interactive=open_) for _ in controls]
-
-        locked = send.click(lock, None, [*controls, answer_a, answer_b, refs_a, refs_b, status, model_names, session],
-                            api_visibility="private", queue=False)
-        running = locked.then(handlers.battle, [question, session], answers, api_name="battle", concurrency_limit=32)
-        running.then(vote_controls, [session], controls, api_visibility="private", queue=False)
-        question.submit(None, None, None, js="() => document.querySelector('#send')?.click()",
-                        api_visibility="private")
-
-        def vote_and_close(value: str):
-            # The reveal and the closed buttons arrive in one update: no moment where the
-            # names are shown and voting still looks open.
-            def handler(reason_text: str, agreed: bool, state: ArenaSession, request: gr.Request,
-                        profile: gr.OAuthProfile | None) -> list:
-                reveal, new_state = handlers.vote(value, reason_text, agreed, state, request, profile)
-                return [reveal, new_state, *vote_controls(new_state)]
-            return handler
-
-        for button, (_, _, value) in zip(buttons, VOTE_BUTTONS):
-            button.click(vote_and_close(value), [reason, consent, session], [model_names, session, *controls],
-                         api_visibility="private")
-        choice.submit(handlers.vote, [choice, reason, consent, session], [model_names, session], api_name="vote")
-
-        def reset() -> list:
-            return ["", "", "", "", "", "", ArenaSession(), ""] + [gr.update(interactive=False)] * len(controls)
-
-        # Cancelling the running battle keeps its late updates from bringing old answers back.
-        new_battle.click(reset, None, [question, answer_a, answer_b, refs_a, refs_b, status, session,
-                                       model_names, *controls], api_visibility="private", queue=False,
-                         cancels=[running])
-        demo.load(leaderboard.refresh, None, lb_outputs, api_visibility="private")
+        demo.load(partial(leaderboard.refresh, board), None, board.outputs, api_visibility="private")
         demo.load(partial(storage_status, services), None, storage, api_visibility="private", queue=False)
     return demo
+
+
+def arena_tab(oauth_enabled: bool = False) -> ArenaView:
+    """Lay out the Arena tab (inside a Blocks context); returns the components handlers update."""
+    session = gr.State(ArenaSession())
+    turn = gr.State(0)
+    question = gr.Textbox(label="Your question", elem_id="question", lines=3, max_lines=12,
+                          placeholder="e.g. How does retrieval-augmented generation reduce hallucination?")
+    with gr.Row():
+        send = gr.Button("Send", variant="primary", elem_id="send", scale=3)
+        new_battle = gr.Button("New battle", elem_id="new-battle", scale=1)
+    gr.Examples(examples=[[q] for qs in render.EXAMPLE_QUESTIONS.values() for q in qs],
+                inputs=[question], label="Example questions (two per discipline)")
+    status = gr.Markdown("", elem_id="status")
+    with gr.Row(equal_height=False):
+        with gr.Column(min_width=320):
+            gr.Markdown("### Model A")
+            answer_a = gr.Markdown(elem_id="answer-a", elem_classes="answer-box",
+                                   latex_delimiters=render.latex_delimiters())
+            refs_a = gr.Markdown(elem_id="references-a")
+        with gr.Column(min_width=320):
+            gr.Markdown("### Model B")
+            answer_b = gr.Markdown(elem_id="answer-b", elem_classes="answer-box",
+                                   latex_delimiters=render.latex_delimiters())
+            refs_b = gr.Markdown(elem_id="references-b")
+    with gr.Row():
+        consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3)
+        if oauth_enabled:
+            gr.LoginButton(scale=1)  # optional: a signed-in vote is recorded under the HF username
+    with gr.Row():
+        buttons = tuple(gr.Button(label, elem_id=eid, interactive=False, min_width=120)
+                        for eid, label, _ in VOTE_BUTTONS)
+    reason = gr.Textbox(label="Why? (optional — helps others learn from your vote)", elem_id="reason",
+                        lines=2, max_lines=6, interactive=False)
+    model_names = gr.Markdown("", elem_id="model-names")
+    choice = gr.Textbox(visible=False)
+    return ArenaView(question=question, send=send, new_battle=new_battle, status=status, answer_a=answer_a,
+                     answer_b=answer_b, refs_a=refs_a, refs_b=refs_b, consent=consent, vote_buttons=buttons,
+                     reason=reason, model_names=model_names, choice=choice, session=session, turn=turn)
+
+
+def wire_arena(handlers: ArenaHandlers) -> None:
+    """Connect the Arena tab's events to its handlers; defines the public /battle and /vote endpoints."""
+    v = handlers.view
+    # "always_last": a Send while a battle streams starts the new battle as soon as the old one ends (the
+    # default dropped that Send and left the old battle votable under the new question; settle blanks it).
+    locked = v.send.click(handlers.clear, [v.turn], [*v.screen, v.turn], api_visibility="private", queue=False)
+    running = locked.then(handlers.battle, [v.question, v.session, v.turn], v.battle_outputs, api_name="battle",
+                          concurrency_limit=32, trigger_mode="always_last")
+    # Queued (not queue=False) so its update reaches the page after any the battle sent before it ended.
+    running.then(handlers.settle, [v.session, v.turn], v.screen, api_visibility="private")
+    v.question.submit(None, None, None, js="() => document.querySelector('#send')?.click()",
+                      api_visibility="private")
+    vote_inputs = [v.reason, v.consent, v.session]
+    for button, (_, _, value) in zip(v.vote_buttons, VOTE_BUTTONS):
+        # The reveal and the closed controls arrive in one update: no moment where the
+        # names are shown and voting still looks open.
+        button.click(handlers.vote_button(value), vote_inputs, [v.model_names, v.session, *v.controls],
+                     api_visibility="private")
+    v.choice.submit(handlers.vote_api, [v.choice, *vote_inputs], v.vote_outputs, api_name="vote")
+    # Cancelling stops the running battle's generation; settle (above) then runs and removes any
+    # update of it that arrived after this blank screen.
+    v.new_battle.click(handlers.new_battle, [v.turn], [v.question, *v.screen, v.turn], api_visibility="private",
+                       queue=False, cancels=[running])
 
 
 def launch_kwargs() -> dict:

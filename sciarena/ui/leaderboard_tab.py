@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import logging
 import time
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import gradio as gr
@@ -14,8 +15,6 @@ from sciarena.leaderboard import PROVISIONAL_BATTLES, compute_leaderboard, load_
 from sciarena.leaderboard.plots import ratings_figure, win_rate_figure
 from sciarena.leaderboard.views import head_to_head, mean_tokens, table_rows
 from sciarena.services import Services
-
-log = logging.getLogger(__name__)
 
 EMPTY_COLUMNS = ["Rank", "Model", "Rating", "95% CI", "Battles", "Cost / 100 calls"]
 
@@ -30,12 +29,26 @@ in votes.
 """
 
 
+@dataclass(frozen=True)
+class LeaderboardView:
+    """The tab's components that ``refresh`` fills."""
+
+    summary: gr.Markdown
+    table: gr.Dataframe
+    ratings_plot: gr.Plot
+    win_plot: gr.Plot
+
+    @property
+    def outputs(self) -> list[Any]:
+        return [self.summary, self.table, self.ratings_plot, self.win_plot]
+
+
 class LeaderboardTab:
     def __init__(self, services: Services) -> None:
         self.services = services
 
-    def build(self) -> list[Any]:
-        """Lay out the tab; returns the components ``refresh`` fills, in order."""
+    def build(self) -> LeaderboardView:
+        """Lay out the tab (inside a Blocks context); its Refresh button is wired here, page loads by app.py."""
         summary = gr.Markdown(elem_id="leaderboard-summary")
         table = gr.Dataframe(pd.DataFrame(columns=EMPTY_COLUMNS), elem_id="leaderboard-table",
                              interactive=False, wrap=True, label="Leaderboard")
@@ -48,30 +61,30 @@ class LeaderboardTab:
                 win_plot = gr.Plot(show_label=False, elem_id="winrate-plot")
         gr.Markdown(METHOD)
         refresh = gr.Button("Refresh", size="sm")
-        outputs = [summary, table, ratings_plot, win_plot]
-        refresh.click(self.refresh, None, outputs, api_visibility="private")
-        return outputs
+        view = LeaderboardView(summary=summary, table=table, ratings_plot=ratings_plot, win_plot=win_plot)
+        refresh.click(partial(self.refresh, view), None, view.outputs, api_visibility="private")
+        return view
 
-    def refresh(self) -> list[Any]:
+    def refresh(self, view: LeaderboardView) -> dict[Any, Any]:
         """Summary, table and plots from the votes on disk; a friendly empty state when there are none."""
         started = time.perf_counter()
         files = self.services.votes.files()
         if not files:
-            return [self._empty("No votes yet. Votes appear here as soon as battles are voted on."), *self._blank()]
+            return self._empty(view, "No votes yet. Votes appear here as soon as battles are voted on.")
         try:
             votes = load_votes(files, strict=False)
             board = compute_leaderboard(votes, bootstrap=100, seed=0, min_battles=0, by=("subject",))
         except LeaderboardInputError as err:
-            return [self._empty(f"The leaderboard cannot be computed yet: {err}"), *self._blank()]
+            return self._empty(view, f"The leaderboard cannot be computed yet: {err}")
         rows = table_rows(board, prices=self._prices(), tokens=mean_tokens(votes))
-        frame = pd.DataFrame(rows)
         seconds = time.perf_counter() - started
         summary = (f"**{board.total_votes:,} votes** over {len(board.rows)} models "
                    f"({', '.join(f'{k} {v:,}' for k, v in board.outcomes.items())}). "
                    f"Computed in {seconds * 1000:.0f} ms.")
         if board.skipped:
             summary += f" Skipped: {', '.join(f'{v} {k}' for k, v in board.skipped.items())}."
-        return [summary, frame, ratings_figure(board), win_rate_figure(head_to_head(votes))]
+        return {view.summary: summary, view.table: pd.DataFrame(rows), view.ratings_plot: ratings_figure(board),
+                view.win_plot: win_rate_figure(head_to_head(votes))}
 
     def _prices(self) -> dict[str, tuple[float, float]]:
         specs = list(self.services.pool.active) + [spec for spec, _ in self.services.pool.inactive]
@@ -79,9 +92,6 @@ class LeaderboardTab:
                 if s.price_input_per_m is not None and s.price_output_per_m is not None}
 
     @staticmethod
-    def _empty(message: str) -> str:
-        return f"*{message}*"
-
-    @staticmethod
-    def _blank() -> list[Any]:
-        return [pd.DataFrame(columns=EMPTY_COLUMNS), None, None]
+    def _empty(view: LeaderboardView, message: str) -> dict[Any, Any]:
+        return {view.summary: f"*{message}*", view.table: pd.DataFrame(columns=EMPTY_COLUMNS),
+                view.ratings_plot: None, view.win_plot: None}

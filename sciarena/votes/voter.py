@@ -1,5 +1,7 @@
 """Who voted, without knowing who anyone is: the voter id and the consent check.
 
+The one place voter identity is decided; the arena's vote rules (arena.py) call it.
+
 A logged-in voter (Hugging Face OAuth, ``gr.OAuthProfile``) is recorded by username —
 they chose to be known. Anyone else gets ``anon-`` + a salted SHA-256 of the Gradio
 session hash: stable within one visit so a reader can group a visitor's votes, useless
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 
-from sciarena.errors import VoteRejected
+from sciarena.errors import ConsentMissing
 
 ANON_PREFIX = "anon-"
 CONSENT_LABEL = "I agree to the terms in the About tab"
@@ -31,4 +33,4 @@ def voter_id(profile_username: str | None, session_hash: str | None, salt: str) 
 def require_consent(consent: bool | None) -> None:
     """Refuse a vote unless the voter ticked the consent box (a record's ``consent`` must be true)."""
     if consent is not True:
-        raise VoteRejected(f"Please tick “{CONSENT_LABEL}” before voting.")
+        raise ConsentMissing(f"Please tick “{CONSENT_LABEL}” before voting.")

@@ -1,0 +1,155 @@
+"""The arena's rules: which questions start a battle, and which votes count.
+
+``Arena.start_battle`` validates the question, retrieves once, draws a pair and returns the live
+battle; ``Arena.vote`` accepts one consented vote per finished, votable, unexpired battle and writes
+it durably. Every refusal is a typed SciArenaError (errors.py) whose message is fit for the voter,
+so the UI only shows messages and renders records; these rules are testable without Gradio.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterator
+
+from sciarena.classify import classify_question, infer_subject
+from sciarena.config import Settings
+from sciarena.errors import (
+    AlreadyVoted,
+    BattleExpired,
+    BattleNotFinished,
+    BattleNotVotable,
+    InvalidChoice,
+    InvalidQuestion,
+    NoBattle,
+    RetrievalError,
+    SciArenaError,
+)
+from sciarena.pairing import new_battle, sample_pair
+from sciarena.providers.registry import Pool
+from sciarena.retrieval.choose import Retriever
+from sciarena.runner import BattleRunner, Progress
+from sciarena.text import scrub
+from sciarena.types import CHOICES, Battle, Choice, GenerationRequest, Vote
+from sciarena.votes.counts import BattleCounts
+from sciarena.votes.schema import vote_record
+from sciarena.votes.store import LocalVoteStore, utc_now_iso
+from sciarena.votes.voter import require_consent, voter_id
+
+log = logging.getLogger(__name__)
+
+MAX_REASON_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class ArenaSession:
+    """One visitor's current battle (set as soon as the pair is drawn) and, once stored, its vote."""
+
+    battle: Battle | None = None
+    vote: Vote | None = None
+    turn: int = 0  # which Send / New battle of this visitor the battle belongs to (see ui/handlers.py)
+
+    @property
+    def voted(self) -> bool:
+        return self.vote is not None
+
+    @property
+    def open_for_vote(self) -> bool:
+        """What the vote buttons show; ``Arena.vote`` checks the same rules and says which one failed."""
+        return self.battle is not None and self.battle.votable and self.vote is None
+
+
+@dataclass(frozen=True)
+class Ballot:
+    """What a voter submits, as plain values (the UI reads them from its widgets and request)."""
+
+    choice: str
+    reason: str | None = ""
+    consent: bool | None = False
+    username: str | None = None  # Hugging Face OAuth username when signed in
+    session_hash: str | None = None  # the browser session's random id (never an IP address)
+
+
+def validate_question(text: str | None, max_chars: int) -> str:
+    """The question stripped of surrounding space, or InvalidQuestion with a short reason."""
+    question = scrub(text or "").strip()  # lone surrogates cannot be sent to a model or stored
+    if not question:
+        raise InvalidQuestion("Please type a question first.")
+    if len(question) > max_chars:
+        raise InvalidQuestion(
+            f"Your question is {len(question):,} characters long; the limit is {max_chars:,}. "
+            "Please shorten it."
+        )
+    return question
+
+
+def normalise_choice(choice: str | None) -> Choice:
+    """'a', ' Tie ' … → one of types.CHOICES, or InvalidChoice."""
+    normalised = {c.lower(): c for c in CHOICES}.get((choice or "").strip().lower())
+    if normalised is None:
+        raise InvalidChoice("A vote must be one of: A, B, tie, bad.")
+    return normalised  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Arena:
+    settings: Settings
+    retriever: Retriever
+    pool: Pool  # which models can battle now, and why the others cannot (About tab)
+    runner: BattleRunner
+    store: LocalVoteStore
+    counts: BattleCounts  # battles per model, so pair sampling can favour newcomers
+    rng: random.Random = field(default_factory=random.Random, compare=False)
+    clock: Callable[[], float] = time.time  # epoch seconds: when a battle starts, and its voting window
+
+    def start_battle(self, question_text: str | None) -> Iterator[Progress]:
+        """Validate, retrieve once, draw a pair; return the live battle stream.
+
+        Validation, retrieval and the draw happen in this call (errors are raised here, before any
+        generation); the returned iterator runs both sides."""
+        from sciarena.prompting import build_messages
+
+        question = validate_question(question_text, self.settings.max_question_chars)
+        try:
+            retrieval = self.retriever.retrieve(question)
+        except SciArenaError:
+            raise
+        except Exception as err:  # a backend bug becomes a message, not a trace
+            log.exception("retrieval failed")
+            raise RetrievalError("Retrieval failed unexpectedly; please try again.") from err
+        if not retrieval.references:
+            # Two answers saying "nothing found" are not worth a vote (or a paid generation).
+            raise RetrievalError("No papers matched your question closely enough to answer it, so no model was "
+                                 "asked. Try naming the topic in the words a paper would use.")
+        pair = sample_pair(self.pool.active, self.rng, self.counts.snapshot(), self.settings.outage)
+        battle = new_battle(question, retrieval, pair, created_at=self.clock(), subject=infer_subject(retrieval),
+                            question_type=classify_question(question))
+        request = GenerationRequest(question=question, references=retrieval.references,
+                                    messages=build_messages(question, retrieval.references))
+        return self.runner.run(battle, request)
+
+    def vote(self, session: ArenaSession | None, ballot: Ballot) -> ArenaSession:
+        """Store one consented vote on the session's finished battle; the session now carries the vote.
+
+        The rules are checked in the order a voter can fix them, and each refusal has its own type."""
+        choice = normalise_choice(ballot.choice)
+        battle = session.battle if session else None
+        if session is None or battle is None:
+            raise NoBattle("There is no battle to vote on yet — ask a question first.")
+        if session.voted:
+            raise AlreadyVoted("You have already voted on this battle. Press New battle for another.")
+        if not battle.finished:
+            raise BattleNotFinished("Please wait until both answers are complete.")
+        if not battle.votable:
+            raise BattleNotVotable("One of the answers failed, so this battle cannot be voted on.")
+        if self.clock() - battle.created_at > self.settings.battle_ttl_s:
+            raise BattleExpired("This battle has expired; please start a new one.")
+        require_consent(ballot.consent)
+        vote = Vote(battle=battle, choice=choice, reason=(ballot.reason or "").strip()[:MAX_REASON_CHARS],
+                    voter_id=voter_id(ballot.username, ballot.session_hash, self.settings.id_salt),
+                    consent=True, timestamp=utc_now_iso())
+        self.store.append(vote_record(vote))  # VoteRejected if this battle already has a stored vote
+        self.counts.add(battle.model_a.name, battle.model_b.name)
+        return replace(session, vote=vote)

@@ -1,0 +1,219 @@
+"""The Arena tab's handlers with scripted contestants: what each action shows, keyed by component.
+
+No browser and no server: the components are built in a gr.Blocks, the handlers are called as
+Gradio would call them, and the session / turn states are passed along by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from types import SimpleNamespace
+
+import gradio as gr
+import pytest
+
+from sciarena.arena import ArenaSession
+from sciarena.errors import NeedsKey, ProviderTimeout
+from sciarena.ui.app import arena_tab
+from sciarena.ui.handlers import ArenaHandlers
+
+QUESTION = "How does attention work in transformers?"
+VISITOR = SimpleNamespace(session_hash="visitor-1")  # what gr.Request gives the handler
+
+
+@pytest.fixture
+def ui(make_arena):
+    """Handlers over an arena of the models the test scripted (script them before calling)."""
+
+    def build(**settings) -> ArenaHandlers:
+        with gr.Blocks():
+            view = arena_tab()
+        return ArenaHandlers(make_arena(**settings), view)
+
+    return build
+
+
+def run_battle(handlers: ArenaHandlers, turn: int = 0):
+    """Send: the blank screen, every streamed update, then the settle step; returns the last states."""
+    cleared = handlers.clear(turn)
+    turn = cleared[handlers.view.turn]
+    updates = list(handlers.battle(QUESTION, cleared[handlers.view.session], turn))
+    session = updates[-1][handlers.view.session]
+    settled = handlers.settle(session, turn)
+    return updates, session, turn, settled
+
+
+def interactive(update) -> bool:
+    return update["interactive"]
+
+
+def test_a_battle_streams_both_answers_then_opens_voting(scripted, ui):
+    scripted.add("a", "Alpha ", "explains ", "attention [1].", pause_s=0.01)
+    scripted.add("b", "Beta answer [1].")
+    handlers = ui()
+    v = handlers.view
+    updates, session, _, settled = run_battle(handlers)
+    assert all(set(u) == set(v.battle_outputs) for u in updates)  # every update names its components
+    final = updates[-1]
+    assert "Alpha explains attention" in final[v.answer_a] + final[v.answer_b]
+    assert "References cited" in final[v.refs_a] and "Attention Is All You Need" in final[v.refs_b]
+    assert final[v.status].endswith("Both answers are complete — which one is better?")
+    assert all(u[v.status].endswith("Answering…") for u in updates[:-1])
+    assert session.open_for_vote
+    assert set(settled) == set(v.controls) and all(interactive(settled[c]) for c in v.controls)
+    assert v.answer_a not in settled  # settling a current battle leaves its answers alone
+
+
+def test_names_stay_hidden_until_the_vote_reveals_them_and_closes_voting(scripted, ui):
+    scripted.add("model-one", "First answer [1].")
+    scripted.add("model-two", "Second answer [1].")
+    handlers = ui()
+    v = handlers.view
+    updates, session, _, _ = run_battle(handlers)
+    shown = json.dumps([[value for key, value in u.items() if key is not v.session] for u in updates])
+    assert "MODEL-ONE" not in shown and "MODEL-TWO" not in shown
+    result = handlers.vote("B", "  clearer  ", True, session, VISITOR, None)
+    assert "MODEL-ONE" in result[v.model_names] and "MODEL-TWO" in result[v.model_names]
+    assert result[v.session].voted
+    assert not any(interactive(result[c]) for c in v.controls)
+    [record] = list(handlers.arena.store.records())
+    assert record["vote"] == "B" and record["reason"] == "clearer" and record["voter_id"].startswith("anon-")
+
+
+def test_the_public_vote_endpoint_returns_only_the_reveal_and_the_session(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    _, session, _, _ = run_battle(handlers)
+    result = handlers.vote_api("tie", "", True, session, VISITOR, None)
+    assert list(result) == handlers.view.vote_outputs
+    assert "You called it a tie." in result[handlers.view.model_names]
+
+
+def test_a_signed_in_voter_is_recorded_by_username(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    _, session, _, _ = run_battle(handlers)
+    handlers.vote("A", "", True, session, VISITOR, SimpleNamespace(username="ada"))
+    assert list(handlers.arena.store.records())[-1]["voter_id"] == "ada"
+
+
+@pytest.mark.parametrize("question, message", [("   ", "type a question"), ("x" * 4001, "limit is 4,000")])
+def test_a_refused_question_is_a_short_message(scripted, ui, question, message):
+    scripted.add("a", "x")
+    scripted.add("b", "y")
+    handlers = ui()
+    with pytest.raises(gr.Error, match=message):
+        list(handlers.battle(question, ArenaSession(), 1))
+
+
+def test_no_papers_is_a_short_message(scripted, ui):
+    scripted.add("a", "x")
+    scripted.add("b", "y")
+    handlers = ui()
+    handlers.arena.retriever.references = ()
+    with pytest.raises(gr.Error, match="No papers matched"):
+        list(handlers.battle(QUESTION, ArenaSession(), 1))
+
+
+@pytest.mark.parametrize("choice, reason, consent, message", [
+    ("C", "", True, "must be one of"),
+    ("A", "", False, "agree to the terms"),
+])
+def test_refused_votes_are_short_messages_and_store_nothing(scripted, ui, choice, reason, consent, message):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    _, session, _, _ = run_battle(handlers)
+    with pytest.raises(gr.Error, match=message):
+        handlers.vote(choice, reason, consent, session, VISITOR, None)
+    assert list(handlers.arena.store.records()) == []
+
+
+def test_voting_twice_or_without_a_battle_is_refused(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    with pytest.raises(gr.Error, match="no battle"):
+        handlers.vote("A", "", True, ArenaSession(), VISITOR, None)
+    _, session, _, _ = run_battle(handlers)
+    voted = handlers.vote("A", "", True, session, VISITOR, None)[handlers.view.session]
+    with pytest.raises(gr.Error, match="already voted"):
+        handlers.vote("B", "", True, voted, VISITOR, None)
+    assert len(list(handlers.arena.store.records())) == 1
+
+
+def test_an_expired_battle_is_refused(scripted, ui, clock):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    _, session, _, _ = run_battle(handlers)
+    clock.advance(handlers.arena.settings.battle_ttl_s + 1)
+    with pytest.raises(gr.Error, match="expired"):
+        handlers.vote("A", "", True, session, VISITOR, None)
+
+
+def test_a_provider_timeout_is_shown_as_such_and_other_failures_generically(scripted, ui):
+    # Decided by type, not wording: a provider's timeout names only the limit, while other provider
+    # messages can name the vendor (here, its key's variable), which would break anonymity.
+    scripted.add("a", "Partial", fail_at=0, error=ProviderTimeout("The model did not finish within 20 s.", model="A"))
+    scripted.add("b", "Partial", fail_at=0, error=NeedsKey("Set VENDOR_API_KEY to use this model.", model="B"))
+    handlers = ui()
+    v = handlers.view
+    updates, session, _, settled = run_battle(handlers)
+    shown = updates[-1][v.answer_a] + updates[-1][v.answer_b]
+    assert "The model did not finish within 20 s." in shown
+    assert "This model could not complete its answer." in shown and "VENDOR" not in shown
+    assert "cannot be voted on" in updates[-1][v.status]
+    assert not session.open_for_vote and not any(interactive(settled[c]) for c in v.controls)
+
+
+def test_every_battle_starts_with_an_empty_closed_reason_box(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    v = handlers.view
+    for start in (handlers.clear(3), handlers.new_battle(3)):
+        assert start[v.reason]["value"] == "" and not interactive(start[v.reason])
+        assert start[v.turn] == 4 and start[v.session] == ArenaSession(turn=4)
+        assert all(start[c] == "" for c in (v.answer_a, v.answer_b, v.refs_a, v.refs_b, v.status, v.model_names))
+    assert handlers.new_battle(3)[v.question] == ""
+
+
+def test_new_battle_during_a_battle_never_brings_its_answers_back(scripted, ui):
+    """Issue: New battle one second after Send sometimes brought the cancelled battle's answers back.
+
+    Gradio cancels the stream, but an update it had already produced can land after the blank
+    screen (and its session with it). The settle step that follows the cancelled stream must blank
+    the page again, because that session belongs to an earlier turn."""
+    gate = threading.Event()
+    scripted.add("a", "Alpha ", "streams ", "on [1].")
+    scripted.add("b", "Beta [1].", gate=gate)
+    handlers = ui()
+    v = handlers.view
+    cleared = handlers.clear(0)
+    turn = cleared[v.turn]
+    stream = handlers.battle(QUESTION, cleared[v.session], turn)
+    late = next(u for u in stream if "Alpha" in u[v.answer_a] + u[v.answer_b])  # produced before New battle was pressed
+    fresh = handlers.new_battle(turn)
+    stream.close()  # what Gradio's cancel does
+    gate.set()
+    stale_session = late[v.session]  # the late update overwrote the session after the blank screen
+    settled = handlers.settle(stale_session, fresh[v.turn])
+    assert all(settled[c] == "" for c in (v.answer_a, v.answer_b, v.refs_a, v.refs_b, v.status))
+    assert settled[v.session].battle is None and settled[v.session].turn == fresh[v.turn]
+    assert not any(interactive(settled[c]) for c in v.controls)
+    with pytest.raises(gr.Error, match="no battle"):
+        handlers.vote("A", "", True, settled[v.session], VISITOR, None)
+    assert scripted.closed["a"].wait(timeout=10)  # the cancelled battle stopped generating
+
+
+def test_settling_a_battle_of_the_current_turn_keeps_it(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    _, session, turn, settled = run_battle(handlers, turn=7)
+    assert session.turn == turn == 8
+    assert handlers.view.session not in settled and handlers.view.answer_a not in settled

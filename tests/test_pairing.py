@@ -1,0 +1,52 @@
+"""Pair sampling and call cost (pairing.py)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from sciarena.errors import SciArenaError
+from sciarena.pairing import cost_usd, sample_pair
+from sciarena.types import ModelSpec, Usage
+
+
+def test_cost_of_offline_contestants_is_zero():
+    assert cost_usd(ModelSpec("x", "offline", "x", offline=True), Usage()) == 0.0
+
+
+def test_cost_from_catalogue_prices_and_unknown_without_usage():
+    priced = ModelSpec("x", "p", "x", price_input_per_m=2.0, price_output_per_m=8.0)
+    assert cost_usd(priced, Usage(1000, 500)) == pytest.approx(0.006)
+    assert cost_usd(priced, Usage()) is None
+
+
+def test_sample_pair_gives_distinct_models_in_both_orders(specs):
+    pool = [specs(m) for m in "abcd"]
+    rng = random.Random(0)
+    pairs = [sample_pair(pool, rng) for _ in range(400)]
+    assert all(a.name != b.name for a, b in pairs)
+    firsts = Counter(a.name for a, _ in pairs)
+    assert set(firsts) == {"A", "B", "C", "D"}
+
+
+def test_sample_pair_favours_models_with_fewer_battles_and_skips_outages(specs):
+    pool = [specs(m) for m in "abc"]
+    rng = random.Random(1)
+    counts = {"A": 10_000, "B": 0, "C": 0}
+    seen: Counter[str] = Counter()
+    for _ in range(600):
+        a, b = sample_pair(pool, rng, counts)
+        seen.update([a.name, b.name])
+    assert seen["A"] < seen["B"] / 2
+    for _ in range(50):
+        pair = sample_pair(pool, rng, outage=frozenset({"B"}))
+        assert {m.name for m in pair} == {"A", "C"}
+
+
+def test_sample_pair_with_too_few_models_is_a_clear_error(specs):
+    with pytest.raises(SciArenaError, match="Fewer than two models"):
+        sample_pair([specs("a")], random.Random(0))
+    with pytest.raises(SciArenaError):
+        sample_pair([], random.Random(0))

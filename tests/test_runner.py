@@ -1,0 +1,143 @@
+"""The battle runner: concurrency, failures, timeouts and redaction, with scripted providers and an
+injected clock (no test here measures wall-clock time)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from sciarena.errors import ProviderError, ProviderTimeout
+from sciarena.pairing import new_battle
+from sciarena.runner import BattleRunner
+from sciarena.types import GenerationRequest, Retrieval, Usage
+
+
+def start(scripted, refs, a, b, clock=None, timeout_s: float = 10.0):
+    """The live progress of a battle between scripted models ``a`` and ``b``."""
+    battle = new_battle("q", Retrieval("q", refs, "test"), (a, b), created_at=0.0)
+    runner = BattleRunner({"scripted": scripted}, timeout_s=timeout_s, **({"clock": clock} if clock else {}))
+    return runner.run(battle, GenerationRequest(question="q", references=refs))
+
+
+def test_both_sides_run_at_the_same_time_and_answers_are_cleaned(scripted, refs):
+    # Each side waits at a barrier for the other: read in turn, neither would ever get past it.
+    both = threading.Barrier(2)
+    words = ("The Transformer ", "uses ", "attention ", "[1, 2].")
+    a = scripted.add("a", *words, barrier=both)
+    b = scripted.add("b", *words, barrier=both)
+    last = list(start(scripted, refs, a, b))[-1]
+    battle = last.battle
+    assert battle.votable, (battle.side_a.error, battle.side_b.error)
+    # [2] is not in the reference list and is dropped; [1] is kept.
+    assert battle.side_a.answer.cited == (1,)
+    assert "[2]" not in battle.side_a.answer.text
+    assert last.text_a == battle.side_a.answer.text
+
+
+def test_fast_side_streams_while_slow_side_waits(scripted, refs, clock):
+    slow_gate = threading.Event()
+    fast = scripted.add("fast", "Quick ", "answer [1].")
+    slow = scripted.add("slow", "Slow ", "answer [1].", gate=slow_gate)
+    progress = start(scripted, refs, fast, slow, clock=clock)
+    first = next(p for p in progress if p.text_a)
+    assert first.text_b == ""  # the slow side has not started, and the fast one is already shown
+    clock.advance(2.0)
+    slow_gate.set()
+    last = list(progress)[-1].battle
+    assert last.side_a.first_token_s == 0.0
+    assert last.side_b.first_token_s == 2.0
+    assert last.side_b.total_s == 2.0
+
+
+def test_each_side_is_set_on_the_battle_as_soon_as_it_ends(scripted, refs):
+    gate = threading.Event()
+    progress = start(scripted, refs, scripted.add("quick", "Done [1]."), scripted.add("late", "Late [1].", gate=gate))
+    snapshot = next(p for p in progress if p.battle.side_a is not None)
+    assert snapshot.battle.side_a.ok and snapshot.battle.side_b is None and not snapshot.finished
+    gate.set()
+    assert list(progress)[-1].finished
+
+
+def test_a_side_that_fails_mid_stream_makes_the_battle_unvotable(scripted, refs):
+    ok = scripted.add("ok", "Fine [1].")
+    bad = scripted.add("bad", "Partial ", "text", fail_at=1)
+    battle = list(start(scripted, refs, ok, bad))[-1].battle
+    assert battle.finished and not battle.votable
+    assert battle.side_a.ok
+    assert isinstance(battle.side_b.error, ProviderError)
+    assert str(battle.side_b.error) == "The model service closed the connection."
+
+
+def test_a_provider_bug_becomes_a_provider_error_with_a_short_message(scripted, refs):
+    ok = scripted.add("ok", "Fine [1].")
+    buggy = scripted.add("buggy", "x", fail_at=0, error=RuntimeError("bug in a provider"))
+    error = list(start(scripted, refs, ok, buggy))[-1].battle.side_b.error
+    assert isinstance(error, ProviderError) and str(error) == "This model failed unexpectedly while answering."
+    assert isinstance(error.__cause__, RuntimeError)  # kept for the log, never shown
+
+
+def test_a_side_past_the_timeout_fails_without_blocking_the_other(scripted, refs, clock):
+    ok = scripted.add("ok", "Fine [1].")
+    stuck = scripted.add("stuck", "late", gate=threading.Event())
+    progress = start(scripted, refs, ok, stuck, clock=clock, timeout_s=5.0)
+    next(p for p in progress if p.battle.side_a is not None)
+    clock.advance(5.1)
+    battle = list(progress)[-1].battle
+    assert battle.side_a.ok
+    assert isinstance(battle.side_b.error, ProviderTimeout)
+    assert str(battle.side_b.error) == "This model did not finish within 5 seconds."
+    assert battle.side_b.total_s == pytest.approx(5.1)
+
+
+def test_reasoning_text_is_hidden_while_streaming(scripted, refs):
+    r = scripted.add("r", "<think>secret plan", "</think>", "Visible [1].", pause_s=0.02)
+    o = scripted.add("o", "Other [1].")
+    snapshots = list(start(scripted, refs, r, o))
+    assert all("secret" not in p.text_a for p in snapshots)
+    assert snapshots[-1].battle.side_a.answer.text.startswith("Visible")
+
+
+def test_usage_and_cost_are_recorded(scripted, refs, specs):
+    scripted.add("a", "A [1].", usage=Usage(1000, 500))
+    scripted.add("b", "B [1].")
+    a = specs("a", price_input_per_m=2.0, price_output_per_m=8.0)
+    last = list(start(scripted, refs, a, specs("b")))[-1].battle
+    assert last.side_a.usage == Usage(1000, 500)
+    assert last.side_a.cost_usd == pytest.approx((1000 * 2.0 + 500 * 8.0) / 1e6)
+    assert last.side_b.cost_usd is None  # no prices and no usage: unknown, not zero
+
+
+def test_a_name_split_across_chunks_never_shows(scripted, refs):
+    # The pause makes the chunks arrive as separate snapshots (the case being tested).
+    a = scripted.add("a", "As Chat", "GPT-4o, I would ", "say yes [1].", pause_s=0.05)
+    b = scripted.add("b", "Fine [1].")
+    snapshots = list(start(scripted, refs, a, b))
+    assert len(snapshots) >= 3
+    assert all("Chat" not in p.text_a for p in snapshots)
+    assert "[model name hidden]" in snapshots[-1].text_a
+
+
+def test_an_abandoned_battle_stops_generating(scripted, refs):
+    long = scripted.add("long", *(f"w{i} " for i in range(100)), pause_s=0.01)
+    short = scripted.add("short", "Fine [1].")
+    progress = start(scripted, refs, long, short)
+    next(progress)
+    progress.close()  # the visitor left (or pressed New battle)
+    assert scripted.closed["long"].wait(timeout=10), "the abandoned stream was never closed"
+    assert scripted.yielded["long"] < 100
+
+
+def test_the_stream_keeps_yielding_while_both_models_are_silent(scripted, refs, clock):
+    # A caller (Gradio, on New battle) can only stop the generator between snapshots.
+    gate = threading.Event()
+    a = scripted.add("a", "A [1].", gate=gate)
+    b = scripted.add("b", "B [1].", gate=gate)
+    battle = new_battle("q", Retrieval("q", refs, "test"), (a, b), created_at=0.0)
+    progress = BattleRunner({"scripted": scripted}, timeout_s=60.0, clock=clock, tick_s=0.01).run(
+        battle, GenerationRequest(question="q", references=refs))
+    snapshot = next(progress)
+    assert (snapshot.text_a, snapshot.text_b) == ("", "")
+    assert snapshot.battle.side_a is None and snapshot.battle.side_b is None  # not a failure: nothing ended
+    gate.set()
+    assert list(progress)[-1].battle.votable
