@@ -36,7 +36,7 @@ from sciarena.types import CHOICES, Battle, Choice, GenerationRequest, Vote
 from sciarena.votes.counts import BattleCounts
 from sciarena.votes.schema import vote_record
 from sciarena.votes.store import LocalVoteStore, utc_now_iso
-from sciarena.votes.voter import require_consent, voter_id
+from sciarena.votes.voter import Visitor, require_consent, voter_id
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,11 @@ class Ballot:
     consent: bool | None = False
     username: str | None = None  # Hugging Face OAuth username when signed in
     session_hash: str | None = None  # the browser session's random id (never an IP address)
+    browser_key: str | None = None  # a random token the browser keeps across visits (never stored raw)
+
+    @property
+    def visitor(self) -> Visitor:
+        return Visitor(username=self.username, browser_key=self.browser_key, session_hash=self.session_hash)
 
 
 def validate_question(text: str | None, max_chars: int) -> str:
@@ -104,7 +109,7 @@ class Arena:
     rng: random.Random = field(default_factory=random.Random, compare=False)
     clock: Callable[[], float] = time.time  # epoch seconds: when a battle starts, and its voting window
 
-    def start_battle(self, question_text: str | None) -> Iterator[Progress]:
+    def start_battle(self, question_text: str | None, visitor: Visitor | None = None) -> Iterator[Progress]:
         """Validate, retrieve once, draw a pair; return the live battle stream.
 
         Validation, retrieval and the draw happen in this call (errors are raised here, before any

@@ -12,11 +12,21 @@ address is never an input.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 from sciarena.errors import ConsentMissing
 
 ANON_PREFIX = "anon-"
 CONSENT_LABEL = "I agree to the terms in the About tab"
+
+
+@dataclass(frozen=True)
+class Visitor:
+    """Who is asking or voting, as the UI knows them: all optional, none stored raw."""
+
+    username: str | None = None  # Hugging Face OAuth username when signed in
+    browser_key: str | None = None  # a random token the browser keeps in local storage across visits
+    session_hash: str | None = None  # Gradio's per-visit session id (never an IP address)
 
 
 def voter_id(profile_username: str | None, session_hash: str | None, salt: str) -> str:
