@@ -357,13 +357,6 @@ _SPACES = re.compile(r"[ \t]+")
 _SPACE_BEFORE_PUNCT = re.compile(r"(?<! ) ([.,;:!?])(?![\[\w])")  # runs are single spaces by now; "![" is an image
 _BLANK_LINES = re.compile(r"\n{3,}")
 
-
-def style_features(answer: Answer | str) -> dict[str, int]:
-    """The style-control features of one answer: length in characters and number of citation marks."""
-    text = answer.text if isinstance(answer, Answer) else answer
-    return {"length": len(text), "citations": len(_CITE.findall(text))}
-
-
 def parse_llm_rewrite(raw: str) -> tuple[tuple[int, ...], str]:
     """Read the LLM editor's JSON reply → (cited reference numbers, edited text).
 

@@ -141,7 +141,8 @@ class BattleRunner:
                     sides.used(event.side, event.usage)
                 elif isinstance(event, SideAnswered):
                     sides.answer(event.side, event.answer, now)
-                else:
+                else:  # a failed side keeps what it streamed, including text the filter held back
+                    sides.show(event.side, filters[event.side].finish(), now)
                     sides.fail(event.side, event.error, now)
             if sides.all_ended:
                 break

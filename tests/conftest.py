@@ -28,7 +28,8 @@ from sciarena.votes.warmer import CacheWarmer
 from sciarena.providers.registry import Pool
 from sciarena.runner import BattleRunner
 from sciarena.services import Services
-from sciarena.types import Delta, GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval, Usage
+from sciarena.types import (Answer, Battle, Delta, GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval,
+                            SideResult, Usage)
 from sciarena.votes.counts import BattleCounts
 from sciarena.votes.load import VoteSource
 from sciarena.votes.store import LocalVoteStore
@@ -132,6 +133,31 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("browser") is not None:
             item.add_marker(pytest.mark.slow)
+
+
+def _finished_battle(battle_id: str = "b1") -> Battle:
+    """A battle with two answers and two references, ready to be recorded as a vote."""
+    papers = [Paper(paper_id=f"p{i}", title=f"Paper {i}", authors=("Ada Lovelace", "Alan Turing", "Grace Hopper"),
+                    year=2000 + i, venue="Nature", doi=f"10.1/{i}") for i in (1, 2)]
+    refs = tuple(Reference(number=i + 1, paper=p, passages=(Passage(f"{p.paper_id}#0", p, f"text {i}", 0, 1.0),))
+                 for i, p in enumerate(papers))
+    retrieval = Retrieval(question="Why?", references=refs, backend="local:demo", queries=("why",),
+                          filters={"year": "2000-2010"})
+    a, b = ModelSpec("Alpha", "offline", "a", offline=True), ModelSpec("Beta", "openai", "b")
+    return Battle(
+        battle_id=battle_id, question="Why?", retrieval=retrieval, model_a=a, model_b=b, created_at=0.0,
+        side_a=SideResult(a, Answer("Because [1].", "Because [1].", (1,)), first_token_s=0.1, total_s=0.5,
+                          cost_usd=0.0),
+        side_b=SideResult(b, Answer("Since [2][1].", "Since [2, 1].", (2, 1), redacted=True),
+                          usage=Usage(100, 20), cost_usd=0.001),
+        subject="Engineering", question_type="Conceptual Explanation",
+    )
+
+
+@pytest.fixture
+def finished_battle() -> Callable[..., Battle]:
+    """``finished_battle(battle_id)``: a battle with two answers, ready to be recorded as a vote."""
+    return _finished_battle
 
 
 @pytest.fixture

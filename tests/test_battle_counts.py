@@ -10,10 +10,9 @@ from sciarena.types import Vote
 from sciarena.votes.counts import BattleCounts
 from sciarena.votes.schema import vote_record
 from sciarena.votes.store import LocalVoteStore
-from test_vote_store import finished_battle
 
 
-def test_counts_are_read_from_stored_votes_then_kept_current(tmp_path):
+def test_counts_are_read_from_stored_votes_then_kept_current(tmp_path, finished_battle):
     store = LocalVoteStore(tmp_path)
     for k in range(3):
         store.append(vote_record(Vote(finished_battle(f"b{k}"), "A", timestamp="2026-11-30T06:00:00.000Z")))

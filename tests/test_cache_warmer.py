@@ -10,10 +10,9 @@ from sciarena.votes.warmer import CacheWarmer
 from sciarena.types import Vote
 from sciarena.votes.schema import vote_record
 from sciarena.votes.store import LocalVoteStore
-from test_vote_store import finished_battle
 
 
-def test_warm_once_caches_each_shard_and_follows_appends(tmp_path):
+def test_warm_once_caches_each_shard_and_follows_appends(tmp_path, finished_battle):
     store = LocalVoteStore(tmp_path)
     for k in range(3):
         store.append(vote_record(Vote(finished_battle(f"b{k}"), "A", timestamp="2026-11-30T06:00:00.000Z")))
@@ -34,7 +33,7 @@ def _covers_whole_file(shard) -> bool:
     return cached is not None and cached.consumed == shard.stat().st_size
 
 
-def test_started_warmer_warms_at_once_and_again_at_close(tmp_path):
+def test_started_warmer_warms_at_once_and_again_at_close(tmp_path, finished_battle):
     store = LocalVoteStore(tmp_path)
     store.append(vote_record(Vote(finished_battle("b0"), "A", timestamp="2026-11-30T06:00:00.000Z")))
     shard = store.files()[0]
@@ -64,7 +63,7 @@ def test_a_failing_shard_listing_is_logged_and_retried_next_round(tmp_path, capl
     assert warmer.warm_once() == 0 and len(calls) == 2
 
 
-def test_first_round_waits_for_the_hub_download_it_is_given(tmp_path):
+def test_first_round_waits_for_the_hub_download_it_is_given(tmp_path, finished_battle):
     import threading
 
     store = LocalVoteStore(tmp_path)

@@ -280,6 +280,7 @@ def test_build_with_no_usable_votes_is_exit_code_2(tmp_path, content):
     assert not (tmp_path / "b.jsonl").exists()
 
 
+@pytest.mark.slow  # runs python -m sciarena in subprocesses
 def test_the_module_command_reads_keys_and_catalogue_from_the_environment(tmp_path, fake_openai):
     votes = write_votes(tmp_path / "votes.jsonl", n_per=6)
     settings_for(tmp_path, fake_openai)  # writes models.json

@@ -125,6 +125,7 @@ def test_failures_are_reported_then_recovered_with_nothing_lost_or_doubled(hub, 
     assert "last push" in sync.status() and "failing" not in sync.status()
 
 
+@pytest.mark.slow
 def test_the_background_thread_retries_an_outage_and_pushes_at_close(hub, tmp_path):
     sync, store = make_sync(hub, tmp_path, every_minutes=10, retry_base_s=0.05)
     hub.fail(3, 500, "/commit/")
@@ -243,6 +244,7 @@ while True:
 """
 
 
+@pytest.mark.slow
 def test_sigterm_exits_within_10_s_while_the_hub_hangs_and_the_next_start_sends_the_votes(hub, tmp_path):
     import os
     import signal

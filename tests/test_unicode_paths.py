@@ -28,7 +28,7 @@ def test_scrub_replaces_lone_surrogates_and_joins_pairs(lone):
 def test_a_vote_with_lone_surrogates_in_any_text_is_stored(tmp_path, field):
     store = LocalVoteStore(tmp_path)
     record = make_record(1)
-    record[field] = f"text \ud800 with a lone surrogate"
+    record[field] = "text \ud800 with a lone surrogate"
     store.append(record)
     (stored,) = list(store.records())
     assert stored[field] == "text \ufffd with a lone surrogate"

@@ -8,31 +8,12 @@ import threading
 import pytest
 
 from sciarena.errors import VoteRejected, VoteStoreError
-from sciarena.types import (Answer, Battle, ModelSpec, Paper, Passage, Reference, Retrieval, SideResult, Usage,
-                            Vote)
+from sciarena.types import (Vote)
 from sciarena.votes.schema import RELEASED_FIELDS, VOTE_FIELDS, vote_record
 from sciarena.votes.store import LocalVoteStore
 
 
-def finished_battle(battle_id: str = "b1") -> Battle:
-    papers = [Paper(paper_id=f"p{i}", title=f"Paper {i}", authors=("Ada Lovelace", "Alan Turing", "Grace Hopper"),
-                    year=2000 + i, venue="Nature", doi=f"10.1/{i}") for i in (1, 2)]
-    refs = tuple(Reference(number=i + 1, paper=p, passages=(Passage(f"{p.paper_id}#0", p, f"text {i}", 0, 1.0),))
-                 for i, p in enumerate(papers))
-    retrieval = Retrieval(question="Why?", references=refs, backend="local:demo", queries=("why",),
-                          filters={"year": "2000-2010"})
-    a, b = ModelSpec("Alpha", "offline", "a", offline=True), ModelSpec("Beta", "openai", "b")
-    return Battle(
-        battle_id=battle_id, question="Why?", retrieval=retrieval, model_a=a, model_b=b, created_at=0.0,
-        side_a=SideResult(a, Answer("Because [1].", "Because [1].", (1,)), first_token_s=0.1, total_s=0.5,
-                          cost_usd=0.0),
-        side_b=SideResult(b, Answer("Since [2][1].", "Since [2, 1].", (2, 1), redacted=True),
-                          usage=Usage(100, 20), cost_usd=0.001),
-        subject="Engineering", question_type="Conceptual Explanation",
-    )
-
-
-def test_record_has_every_field_in_order_and_released_names():
+def test_record_has_every_field_in_order_and_released_names(finished_battle):
     record = vote_record(Vote(finished_battle(), "A", voter_id="anon-1", timestamp="2026-11-30T06:00:00.000Z"))
     assert tuple(record) == VOTE_FIELDS
     assert set(RELEASED_FIELDS) <= set(record)
@@ -45,14 +26,14 @@ def test_record_has_every_field_in_order_and_released_names():
     json.dumps(record, allow_nan=False)  # must be plain JSON
 
 
-def test_unfinished_battle_cannot_be_recorded():
+def test_unfinished_battle_cannot_be_recorded(finished_battle):
     battle = finished_battle()
     from dataclasses import replace
     with pytest.raises(ValueError):
         vote_record(Vote(replace(battle, side_b=None), "A"))
 
 
-def test_append_is_durable_one_file_per_process_and_day(tmp_path):
+def test_append_is_durable_one_file_per_process_and_day(tmp_path, finished_battle):
     store = LocalVoteStore(tmp_path)
     record = vote_record(Vote(finished_battle("x1"), "tie", timestamp="2026-11-30T06:00:00.000Z"))
     path = store.append(record)
@@ -63,7 +44,7 @@ def test_append_is_durable_one_file_per_process_and_day(tmp_path):
     assert len(store.files()) == 2  # processes never share a file
 
 
-def test_second_record_for_a_battle_is_refused(tmp_path):
+def test_second_record_for_a_battle_is_refused(tmp_path, finished_battle):
     store = LocalVoteStore(tmp_path)
     record = vote_record(Vote(finished_battle("dup"), "A", timestamp="2026-11-30T06:00:00.000Z"))
     store.append(record)
@@ -72,7 +53,7 @@ def test_second_record_for_a_battle_is_refused(tmp_path):
     assert len(list(store.records())) == 1
 
 
-def test_concurrent_appends_of_the_same_battle_store_it_once(tmp_path):
+def test_concurrent_appends_of_the_same_battle_store_it_once(tmp_path, finished_battle):
     store = LocalVoteStore(tmp_path)
     record = vote_record(Vote(finished_battle("race"), "A", timestamp="2026-11-30T06:00:00.000Z"))
     outcomes = []
@@ -98,7 +79,7 @@ def test_incomplete_record_is_refused(tmp_path):
         LocalVoteStore(tmp_path).append({"id": "x"})
 
 
-def test_unwritable_store_gives_a_clear_error(tmp_path):
+def test_unwritable_store_gives_a_clear_error(tmp_path, finished_battle):
     blocker = tmp_path / "votes"
     blocker.write_text("not a folder")
     record = vote_record(Vote(finished_battle("y"), "A", timestamp="2026-11-30T06:00:00.000Z"))

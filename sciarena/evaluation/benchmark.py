@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sciarena.errors import EvaluationInputError
+from sciarena.files import atomic_output
 from sciarena.votes.schema import OUTCOMES, outcome_of
 from sciarena.types import DISCIPLINES
 
@@ -189,14 +190,11 @@ def build_benchmark(records: Iterable[Mapping[str, Any]], *, per_side: int = DEF
 
 def write_benchmark(items: Iterable[EvalItem], path: str | Path) -> int:
     """Write items as JSON lines (replacing ``path`` atomically); returns how many were written."""
-    target = Path(path)
-    temporary = target.with_name(target.name + ".tmp")
     count = 0
-    with temporary.open("w", encoding="utf-8") as handle:
+    with atomic_output(path) as handle:
         for item in items:
             handle.write(json.dumps(item.to_json(), ensure_ascii=False) + "\n")
             count += 1
-    temporary.replace(target)
     return count
 
 

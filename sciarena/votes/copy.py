@@ -43,13 +43,13 @@ import json
 import logging
 import mmap
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from sciarena.files import atomic_output
 from sciarena.votes.columns import NUMERIC_COLUMNS, RawColumns, concat_raw
 from sciarena.votes.parse import parse_lines, records_to_raw
 
@@ -123,18 +123,11 @@ def _save(path: Path, source: Path, cached: _Cached) -> None:
     arrays = {name: raw.numeric[:, NUMERIC_COLUMNS.index(name)] for name in present}
     try:
         path.parent.mkdir(exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".npz")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                np.savez(out, meta=np.array(json.dumps(meta)), model_a=raw.model_a,
-                         model_b=raw.model_b, vote=raw.vote, subject=raw.subject,
-                         question_type=raw.question_type, timestamp=raw.timestamp, ids=raw.ids,
-                         **arrays)
-            os.chmod(tmp, 0o644)  # mkstemp makes it private; the votes are not
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with atomic_output(path, "wb") as out:
+            np.savez(out, meta=np.array(json.dumps(meta)), model_a=raw.model_a,
+                     model_b=raw.model_b, vote=raw.vote, subject=raw.subject,
+                     question_type=raw.question_type, timestamp=raw.timestamp, ids=raw.ids,
+                     **arrays)
     except OSError as err:  # read-only folder, full disk: work without a cache
         log.warning("could not write the leaderboard cache %s: %s", path, err)
 

@@ -11,12 +11,11 @@ already hold the released ones (``concise_authors``, ``content``, ``title``,
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from sciarena.errors import VoteStoreError
+from sciarena.files import atomic_output
 from sciarena.votes.schema import RELEASED_FIELDS
 
 FORMATS: tuple[str, ...] = ("sciarena-release", "jsonl")
@@ -46,12 +45,9 @@ def write_export(records: Iterable[dict[str, Any]], out: Path, fmt: str = "sciar
     out = Path(out)
     if out.parent and not out.parent.exists():
         raise VoteStoreError(f"{out.parent}: no such folder")
-    handle, temporary = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent or Path("."))
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        with atomic_output(out) as stream:
             stream.write(text)
-        os.replace(temporary, out)
     except OSError as err:
-        Path(temporary).unlink(missing_ok=True)
         raise VoteStoreError(f"{out}: cannot write ({err.strerror or err})") from None
     return len(rows)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from sciarena.errors import LeaderboardInputError, VoteStoreError
+from sciarena.files import atomic_output
 from sciarena.votes.fields import ALIASES
 from sciarena.votes.hub import VOTE_GLOB
 from sciarena.votes.parse import UNREADABLE, json_lines
@@ -166,9 +167,8 @@ def mirror_hub_votes(repo_id: str, cache_dir: Path, *, api: "HfApi",
         manifest[entry.path] = entry.blob_id
         fetched += 1
     if fetched:
-        temporary = manifest_path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(manifest, sort_keys=True), encoding="utf-8")
-        temporary.replace(manifest_path)
+        with atomic_output(manifest_path) as handle:
+            handle.write(json.dumps(manifest, sort_keys=True))
         log.info("downloaded %d changed vote file(s) from %s", fetched, repo_id)
     return [cache_dir / entry.path for entry in entries]
 

@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from sciarena.errors import VoteRejected, VoteStoreError
+from sciarena.errors import AlreadyVoted, VoteStoreError
 from sciarena.text import scrub_value
 from sciarena.votes.schema import VOTE_FIELDS
 
@@ -50,7 +50,7 @@ class LocalVoteStore:
         return self.root / day / f"votes-{self._process_tag}.jsonl"
 
     def append(self, record: dict[str, Any]) -> Path:
-        """Write one record durably; VoteRejected if this battle was already recorded."""
+        """Write one record durably; AlreadyVoted if this battle was already recorded."""
         missing = [f for f in VOTE_FIELDS if f not in record]
         if missing:
             raise VoteStoreError(f"vote record is missing fields: {', '.join(missing)}")
@@ -60,7 +60,7 @@ class LocalVoteStore:
         day = _day_of(record.get("timestamp"))
         with self._lock:
             if record["id"] in self._written:
-                raise VoteRejected("This battle has already been voted on.")
+                raise AlreadyVoted("This battle has already been voted on.")
             path = self.path_for(day)
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
