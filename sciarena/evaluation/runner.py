@@ -8,7 +8,6 @@ but are tried again on the next run.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sciarena.errors import EvaluationInputError, SciArenaError
+from sciarena.files import ResumeLog
 from sciarena.evaluation.benchmark import EvalItem
 from sciarena.evaluation.judge import Judge, Reply
 
@@ -176,70 +176,15 @@ def run_judge(items: Iterable[EvalItem], judge: Judge, *, swap: bool = False, co
     return RunOutcome(predictions=tuple(results), stopped=stopped)
 
 
-class PredictionLog:
-    """The predictions file: JSON lines, appended one prediction at a time, read back for resume."""
+class PredictionLog(ResumeLog[Prediction]):
+    """The predictions file: one prediction per line, read back to resume a run."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-
-    def read(self) -> list[Prediction]:
-        """Every prediction in file order. A line that is not JSON at all — a write torn by a crash,
-        possibly followed by later runs' lines — is skipped; JSON that is not a prediction is an error."""
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            return []
-        except (OSError, UnicodeDecodeError) as err:
-            raise EvaluationInputError(f"{self.path}: cannot read the predictions ({err})") from None
-        out: list[Prediction] = []
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                log.warning("%s: ignoring line %d, an incomplete write", self.path, number)
-                continue
-            try:
-                out.append(Prediction.from_json(record))
-            except (ValueError, KeyError, TypeError, AttributeError):
-                raise EvaluationInputError(f"{self.path}: line {number} is not a prediction") from None
-        return out
+        super().__init__(path, Prediction.from_json, noun="prediction", error=EvaluationInputError)
 
     def latest(self, judge: str, swap: bool) -> dict[tuple[str, str], Prediction]:
         """The last prediction per item (id and content, see ``item_key``) made by ``judge`` in this swap mode."""
         return {p.key: p for p in self.read() if p.judge == judge and p.swap == swap}
-
-    def appender(self) -> "_Appender":
-        return _Appender(self.path)
-
-
-class _Appender:
-    """Appends predictions, one flushed line each, so an interrupted run loses at most the calls in flight."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        torn = False
-        if path.exists() and path.stat().st_size > 0:
-            with path.open("rb") as existing:
-                existing.seek(-1, 2)
-                torn = existing.read(1) != b"\n"
-        self._handle = path.open("a", encoding="utf-8")
-        if torn:  # start on a fresh line rather than glue onto a half-written one
-            self._handle.write("\n")
-
-    def __call__(self, prediction: Prediction) -> None:
-        self._handle.write(json.dumps(prediction.to_json(), ensure_ascii=False) + "\n")
-        self._handle.flush()
-
-    def close(self) -> None:
-        self._handle.close()
-
-    def __enter__(self) -> "_Appender":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def item_key(item: EvalItem) -> tuple[str, str]:

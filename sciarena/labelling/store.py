@@ -10,7 +10,6 @@ Votes sharing a question are labelled with one call.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sciarena.errors import SciArenaError
+from sciarena.files import ResumeLog
 from sciarena.labelling.labellers import MAX_RAW_CHARS, Label, Labeller
 from sciarena.labelling.prompts import INVALID
 
@@ -81,64 +81,16 @@ def _vote_label(item: VoteQuestion, task: str, labeller: str, label: Label | Non
                      status, raw=label.raw[:MAX_RAW_CHARS])
 
 
-class LabelLog:
-    """The labels file: JSON lines, appended one label at a time, read back for resume."""
+class LabelLog(ResumeLog[VoteLabel]):
+    """The labels file: one label per line, read back to resume a run."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-
-    def read(self) -> list[VoteLabel]:
-        """Every label in file order. A line that is not JSON (a write torn by a crash) is skipped;
-        JSON that is not a label means the file is something else, and is an error."""
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            return []
-        except (OSError, UnicodeDecodeError) as err:
-            raise SciArenaError(f"{self.path}: cannot read the labels ({err})") from None
-        out: list[VoteLabel] = []
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                log.warning("%s: ignoring line %d, an incomplete write", self.path, number)
-                continue
-            try:
-                out.append(VoteLabel.from_json(record))
-            except (ValueError, KeyError, TypeError, AttributeError):
-                raise SciArenaError(f"{self.path}: line {number} is not a vote label; "
-                                    "choose another --out file") from None
-        return out
+        super().__init__(path, VoteLabel.from_json, noun="vote label", error=SciArenaError,
+                         hint="; choose another --out file")
 
     def latest(self, task: str, labeller: str) -> dict[tuple[str, str], VoteLabel]:
         """The last label per (vote id, question hash) that ``labeller`` gave for ``task``."""
         return {v.key: v for v in self.read() if v.task == task and v.labeller == labeller}
-
-    def appender(self) -> "_Appender":
-        return _Appender(self.path)
-
-
-class _Appender:
-    """Appends labels, one flushed line each, so an interruption loses at most the calls in flight."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        torn = path.exists() and path.stat().st_size > 0 and path.read_bytes()[-1:] != b"\n"
-        self._handle = path.open("a", encoding="utf-8")
-        if torn:  # start on a fresh line rather than glue onto a half-written one
-            self._handle.write("\n")
-
-    def __call__(self, label: VoteLabel) -> None:
-        self._handle.write(json.dumps(label.to_json(), ensure_ascii=False) + "\n")
-        self._handle.flush()
-
-    def __enter__(self) -> "_Appender":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._handle.close()
 
 
 def pending(items: Sequence[VoteQuestion], done: Mapping[tuple[str, str], VoteLabel]) -> list[VoteQuestion]:
