@@ -139,7 +139,7 @@ class Estimate:
         return {"value": clean(self.value), "ci_lower": clean(self.lower), "ci_upper": clean(self.upper)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # holds an array: compare ``to_json()``
 class Agreement:
     scope: str  # "overall" or a discipline
     n: int

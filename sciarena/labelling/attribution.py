@@ -35,6 +35,15 @@ SIDES = ("a", "b")
 LEXICAL_NAME = "offline:lexical"
 
 _NUMBER_CITE = re.compile(r"\[(\d{1,4})\]")
+# What the lexical judge drops from a sentence besides "[n]": parentheses holding a year, and "Name et al."
+# (bounded runs, no nested repeats: linear in the sentence)
+_PARENS = re.compile(r"\([^()\n]{0,200}\)|[\w'’-]{1,40} et al\.?")
+_YEAR = re.compile(r"(?:19|20)\d{2}")
+
+
+def _citation_text(match: re.Match[str]) -> str:
+    text = match.group(0)
+    return " " if not text.startswith("(") or _YEAR.search(text) else text
 _UNWANTED = re.compile(r"[(),;]")
 _SPACES = re.compile(r"\s+")
 
@@ -58,7 +67,7 @@ class Pair:
     @property
     def claim(self) -> str:
         """The sentence without its citation markers (what the lexical judge compares)."""
-        return _NUMBER_CITE.sub(" ", self.sentence)
+        return " ".join(_PARENS.sub(_citation_text, _NUMBER_CITE.sub(" ", self.sentence)).split())
 
 
 @dataclass(frozen=True)
