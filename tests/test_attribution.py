@@ -63,7 +63,8 @@ def test_released_author_year_citations_are_matched_by_concise_authors() -> None
 
 def test_answers_without_citations_or_lists_give_no_pairs() -> None:
     assert side_pairs("No citations at all.", OURS) == SidePairs(())
-    assert side_pairs("Cited [1].", None) == SidePairs(())
+    assert side_pairs("Cited [1]. Again [1][2].", None) == SidePairs((), unjudgeable=3)  # cited, but no list
+    assert side_pairs("Cited [1].", []) == SidePairs((), unjudgeable=1)
     assert side_pairs(None, OURS) == SidePairs(())
     record = {"responseA": "X [1].", "citations_a": OURS, "responseB": "", "citations_b": []}
     pairs = record_pairs(record)

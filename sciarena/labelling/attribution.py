@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -94,10 +94,13 @@ def sentences(text: str) -> list[str]:
 
 def side_pairs(answer: object, citations: object) -> SidePairs:
     """Every (sentence, citation) pair of one answer: ``[n]`` matched to the entry numbered n (or the
-    n-th entry when entries carry no numbers), and author–year mentions to ``concise_authors``."""
-    if not isinstance(answer, str) or not isinstance(citations, list):
+    n-th entry when entries carry no numbers), and author–year mentions to ``concise_authors``.
+    An answer citing ``[n]`` with no citation list at all cannot be judged: its markers are unjudgeable."""
+    if not isinstance(answer, str):
         return SidePairs(())
-    entries = [c for c in citations if isinstance(c, Mapping)]
+    entries = [c for c in citations if isinstance(c, Mapping)] if isinstance(citations, list) else []
+    if not entries:
+        return SidePairs((), unjudgeable=sum(len(set(_NUMBER_CITE.findall(s))) for s in sentences(answer)))
     by_number: dict[int, Mapping[str, Any]] = {}
     for k, entry in enumerate(entries, start=1):
         number = entry.get("number")
@@ -300,11 +303,6 @@ def side_verdicts(side: SidePairs, verdicts: Mapping[str, str]) -> list[str] | N
         return None
     found = [verdicts.get(p.key, INVALID) for p in side.pairs]
     return None if any(v not in VERDICTS for v in found) else found
-
-
-def judge_all(pairs: Sequence[Pair], judge: Callable[[Pair], Verdict]) -> list[Verdict]:
-    """Serial verdicts (tests and the calibration; the CLI runs calls concurrently)."""
-    return [judge(p) for p in pairs]
 
 
 # ---------------------------------------------------------------- our hand-labelled pairs

@@ -267,7 +267,9 @@ def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
     if todo:
         try:
             with verdicts.append() as append:
-                stopped = judge_pairs(todo, judge, concurrency=args.concurrency, on_record=append)
+                # the lexical judge is CPU-bound and its stemmer is not thread-safe: one thread
+                concurrency = args.concurrency if judge.kind == "model" else 1
+                stopped = judge_pairs(todo, judge, concurrency=concurrency, on_record=append)
         except KeyboardInterrupt:
             print(f"{prog}: interrupted; verdicts so far are in {log_path}; rerun to finish and write {args.out}",
                   file=err)
@@ -316,6 +318,9 @@ def write_counts(path: Path, records: Sequence[Mapping[str, Any]], sides: Sequen
                     augmented.update(count_fields(side, found))
                 augmented["attribution_judge"] = judge
                 handle.write(json.dumps(augmented, ensure_ascii=False) + "\n")
+        umask = os.umask(0)  # a temporary file is private (0600); the output gets the usual mode
+        os.umask(umask)
+        os.chmod(handle.name, 0o666 & ~umask)
         os.replace(handle.name, path)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
