@@ -42,6 +42,8 @@ DISAGREEMENT = np.array([
     [_HALF, _HALF, _HALF, 0.0],
 ])
 UNWEIGHTED = 1.0 - np.eye(K)
+for _weights in (DISAGREEMENT, UNWEIGHTED):
+    _weights.setflags(write=False)  # shared constants: nobody may change them in place
 UNKNOWN_DISCIPLINE = "(no discipline)"
 
 
