@@ -18,7 +18,7 @@ from fake_openai import FakeOpenAI
 from sciarena import cli as sciarena_cli
 from sciarena.config import Settings
 from sciarena.labelling import cli as label_cli
-from sciarena.labelling.attribution import IRRELEVANT, SUPPORTING, record_pairs
+from sciarena.labelling.attribution import IRRELEVANT, LEXICAL_THRESHOLD, SUPPORTING, record_pairs
 from sciarena.votes.load import load
 
 MODEL = "Loop Judge"
@@ -113,7 +113,7 @@ def test_the_lexical_baseline_on_arena_votes_feeds_the_leaderboards_style_contro
     assert code == 0, err
     assert "0 model call(s); estimated cost $0.00" in out and "6 of 6 answers have counts" in out
     rows = load(out_file)
-    assert len(rows) == 3 and all(r["attribution_judge"] == "offline:lexical" for r in rows)
+    assert len(rows) == 3 and all(r["attribution_judge"] == f"offline:lexical@{LEXICAL_THRESHOLD:g}" for r in rows)
     assert all(isinstance(r[f"num_{k}_{s}"], int) for r in rows for k in ("supporting", "irrelevant") for s in "ab")
     assert [r["id"] for r in rows] == [r["id"] for r in load(votes)]  # every vote, every field kept
 
@@ -210,7 +210,7 @@ def test_dry_run_prints_the_calls_and_cost_and_writes_nothing(tmp_path: Path, fa
 @pytest.mark.parametrize("case, message", [
     ("no votes", "no votes in"),
     ("no citations", "no (sentence, citation) pairs"),
-    ("missing passages", "3 cited passage(s) missing"),
+    ("missing passages", "3 citation(s) without a passage or a citation list"),
     ("unknown judge", "unknown judge 'No Such Model'"),
     ("out inside votes", "is inside the votes read"),
     ("foreign log", "is not an attribution verdict"),

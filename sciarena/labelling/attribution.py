@@ -235,8 +235,12 @@ class LexicalJudge:
     contradicting when they do but the two disagree in negation or in direction words; else irrelevant."""
 
     threshold: float = LEXICAL_THRESHOLD
-    name: str = LEXICAL_NAME
     kind: str = "lexical"
+
+    @property
+    def name(self) -> str:
+        """Recorded with each verdict: another threshold is another judge, so a rerun does not reuse its verdicts."""
+        return f"{LEXICAL_NAME}@{self.threshold:g}"
 
     @cached_property
     def _stem(self) -> Any:

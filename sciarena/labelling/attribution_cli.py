@@ -246,7 +246,7 @@ def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
         distinct = {p.key: p for s in sides for side in s.values() for p in side.pairs}
         unjudgeable = sum(side.unjudgeable for s in sides for side in s.values())
         if not distinct:
-            missing = f" ({unjudgeable} cited passage(s) missing)" if unjudgeable else ""
+            missing = f" ({unjudgeable} citation(s) without a passage or a citation list)" if unjudgeable else ""
             raise AttributionInputError(f"no (sentence, citation) pairs in the {len(records)} vote(s) of {args.votes}: "
                                         f"no answer cites an entry of its citation list{missing}")
         verdicts = VerdictLog(log_path)
@@ -257,7 +257,8 @@ def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
     todo = [p for k, p in distinct.items() if k not in done or done[k]["status"] == "error"]
     calls = 0 if resolved.spec is None else len(todo)
     print(f"{len(records)} votes, {sum(len(side.pairs) for s in sides for side in s.values())} (sentence, citation) "
-          f"pairs ({len(distinct)} distinct; {unjudgeable} citation(s) without a passage, not judged); "
+          f"pairs ({len(distinct)} distinct; {unjudgeable} citation(s) without a passage or a citation list, "
+          f"not judged); "
           f"{len(distinct) - len(todo)} already judged by {judge.name} in {log_path}; {len(todo)} to judge with "
           f"{calls} model call(s); estimated cost {estimate_cost(todo, resolved.spec) if calls else '$0.00'}",
           file=out, flush=True)
