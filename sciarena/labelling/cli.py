@@ -1,4 +1,6 @@
-"""``python -m sciarena label categories|disciplines``: relabel stored votes' questions.
+"""``python -m sciarena label categories|disciplines|attribution``: label stored votes.
+
+(``attribution`` judges citations; it lives in attribution_cli.py, see its docstring.)
 
     python -m sciarena label categories --votes PATH --model NAME --out FILE
     python -m sciarena label disciplines --votes PATH --model offline:rules --out FILE
@@ -65,6 +67,14 @@ def add_subcommands(commands: argparse._SubParsersAction) -> None:
         sub.add_argument("--dry-run", action="store_true", help="print the calls and the cost, call nothing")
         sub.add_argument("--cache-dir", default=None, help="where Hub files are downloaded")
         sub.set_defaults(run=run, task=task)
+    from sciarena.labelling import attribution_cli
+
+    sub = commands.add_parser("attribution", help="judge each cited passage against the sentence citing it",
+                              description="Judge every (sentence, citation) pair of the votes' answers as "
+                                          "supporting, irrelevant or contradicting; write the votes with per-side "
+                                          "counts for `leaderboard --style supporting,irrelevant`.")
+    attribution_cli.add_arguments(sub)
+    sub.set_defaults(run=attribution_cli.run)
 
 
 def run(args: argparse.Namespace, *, settings: "Settings | None" = None,

@@ -1,0 +1,101 @@
+"""How well the attribution judges agree with our hand labels (sciarena/data/eval/attribution_pairs.jsonl).
+
+    python benchmarks/bench_attribution.py
+    python benchmarks/bench_attribution.py --judge NAME     # also a catalogue model (paid: one call per pair)
+
+The lexical baseline's threshold is calibrated on the train split (calibrate_on); the test split is
+held out. Printed per split: three-way accuracy and confusion (gold rows, predicted columns), the
+two-way accuracy the paper's analysis uses (supporting vs irrelevant-or-contradicting), and the
+accuracy of every threshold on the grid, so the choice can be seen, not just trusted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from sciarena.agreement import kappa  # noqa: E402
+from sciarena.labelling.attribution import (  # noqa: E402
+    LEXICAL_THRESHOLD,
+    PAIR_SPLITS,
+    PAIRS_FILE,
+    SUPPORTING,
+    VERDICTS,
+    LabelledPair,
+    LexicalJudge,
+    calibrate_on,
+    load_labelled_pairs,
+)
+from sciarena.labelling.metrics import confusion, format_confusion  # noqa: E402
+
+
+def report(title: str, items: Sequence[LabelledPair], predicted: Sequence[str]) -> None:
+    print(f"\n== {title}")
+    for split in PAIR_SPLITS + ("all",):
+        chosen = [k for k, item in enumerate(items) if split == "all" or item.split == split]
+        gold = [items[k].label for k in chosen]
+        guess = [predicted[k] for k in chosen]
+        matrix = confusion(gold, guess, VERDICTS)
+        binary = sum((g == SUPPORTING) == (p == SUPPORTING) for g, p in zip(gold, guess))
+        square = np.array(matrix.counts)[:, :len(VERDICTS)]
+        kappa_text = (f"; Cohen's κ {float(kappa(square, 1.0 - np.eye(len(VERDICTS)))):.3f}"
+                      if matrix.columns == VERDICTS else "")
+        print(f"{split}: three-way {matrix.correct}/{matrix.total} = {100 * matrix.accuracy:.1f}%{kappa_text}; "
+              f"supporting vs not {binary}/{len(gold)} = {100 * binary / len(gold):.1f}%")
+        if split != "all":
+            print(format_confusion(matrix, {"supporting": "sup", "irrelevant": "irr", "contradicting": "con"}))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", default=str(PAIRS_FILE), help="the labelled pairs (JSON lines)")
+    parser.add_argument("--judge", metavar="NAME", help="also measure a catalogue model (one call per pair)")
+    args = parser.parse_args(argv)
+    items = load_labelled_pairs(args.pairs)
+    print(f"{len(items)} labelled pairs from {args.pairs}: " + ", ".join(
+        f"{split} {sum(i.split == split for i in items)}" for split in PAIR_SPLITS))
+
+    train = [i for i in items if i.split == "train"]
+    threshold = calibrate_on(train)
+    print(f"threshold calibrated on train: {threshold} (shipped LEXICAL_THRESHOLD: {LEXICAL_THRESHOLD})")
+    judge = LexicalJudge(threshold=threshold)
+    scores = [judge.scores(i.pair) for i in items]
+    report(f"offline:lexical (threshold {threshold})", items, [judge.decide(*s) for s in scores])
+
+    print("\nthreshold sweep (three-way accuracy, train / test):")
+    for step in range(2, 16):
+        t = step / 20
+        sweep = LexicalJudge(threshold=t)
+        parts = []
+        for split in PAIR_SPLITS:
+            chosen = [k for k, i in enumerate(items) if i.split == split]
+            parts.append(sum(sweep.decide(*scores[k]) == items[k].label for k in chosen) / len(chosen))
+        print(f"  {t:.2f}  {100 * parts[0]:5.1f}%  {100 * parts[1]:5.1f}%")
+
+    if args.judge:
+        from sciarena.config import Settings
+        from sciarena.errors import SciArenaError
+        from sciarena.labelling.attribution_cli import resolve_judge
+
+        model = resolve_judge(args.judge, Settings.from_env()).judge
+        print(f"\nasking {model.name} for {len(items)} verdicts …", flush=True)
+        verdicts = []
+        for item in items:
+            try:
+                verdicts.append(model.judge(item.pair).value)
+            except SciArenaError as err:  # a failed call counts as wrong; the run goes on
+                print(f"  call failed: {err}", file=sys.stderr)
+                verdicts.append("error")
+        report(f"model judge {model.name}", items, verdicts)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,364 @@
+"""``python -m sciarena label attribution``: judge every (sentence, citation) pair of stored votes.
+
+    python -m sciarena label attribution --votes PATH --judge NAME --out FILE
+    python -m sciarena leaderboard --votes FILE --style supporting,irrelevant
+
+``--judge`` is a catalogue model's display name (called through its provider) or
+``offline:lexical`` (word overlap, no calls, no cost). Two files come out:
+
+- ``--out``: the input votes, every record as loaded, plus per-side counts under the fields the
+  leaderboard reads (``num_supporting_a/b``, ``num_irrelevant_a/b`` — irrelevant and contradicting
+  merged, as the paper does — and ``num_contradicting_a/b``, ``attribution_judge``). It is written
+  whole at the end of each run (a temporary file renamed into place), so it is never half-written;
+  a side whose pairs are not all judged gets null counts, which the leaderboard's style fit leaves out.
+- ``--log`` (default ``FILE.verdicts``): one JSON line per judged pair, appended as each verdict
+  arrives. A rerun with the same files skips pairs this judge has judged and retries failed calls.
+  Identical pairs (same sentence, marker and passage) are judged once.
+
+The number of calls and the estimated cost are printed before any call (``--dry-run`` stops there).
+Exit codes: 0 done, 1 some calls failed (rerun to retry), 2 bad input, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import os
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from sciarena.errors import SciArenaError
+from sciarena.labelling.attribution import (
+    LEXICAL_NAME,
+    SIDES,
+    VERDICTS,
+    Judge,
+    LexicalJudge,
+    ModelJudge,
+    Pair,
+    Verdict,
+    build_messages,
+    count_fields,
+    record_pairs,
+    side_verdicts,
+)
+from sciarena.labelling.labellers import MAX_RAW_CHARS
+from sciarena.labelling.prompts import INVALID
+
+if TYPE_CHECKING:
+    from sciarena.config import Settings
+    from sciarena.types import ModelSpec
+
+log = logging.getLogger(__name__)
+
+OUTPUT_TOKENS_PER_CALL = 6  # one word; reasoning models think first and cost more than this says
+CHARS_PER_TOKEN = 4  # a rough English average, for the estimate only
+
+
+class AttributionInputError(SciArenaError):
+    """Unusable input for ``label attribution``; the message says which."""
+
+
+def add_arguments(sub: argparse.ArgumentParser) -> None:
+    from sciarena.argtypes import positive_number, whole_number
+
+    sub.add_argument("--votes", required=True, metavar="PATH_OR_REPO",
+                     help="a votes file or folder (our JSON lines, the released JSON array, Parquet) "
+                          "or a Hub dataset id (owner/name)")
+    sub.add_argument("--judge", required=True, metavar="NAME",
+                     help=f"a catalogue model's display name, or {LEXICAL_NAME} (word overlap, no calls)")
+    sub.add_argument("--out", required=True, metavar="FILE",
+                     help="the votes with per-side attribution counts (JSON lines), rewritten whole each run")
+    sub.add_argument("--log", default=None, metavar="FILE",
+                     help="per-pair verdicts, appended to; a rerun skips pairs already judged (default FILE.verdicts)")
+    sub.add_argument("--concurrency", type=whole_number(1), default=4, help="calls in flight (default 4)")
+    sub.add_argument("--limit", type=whole_number(1), default=None, metavar="N", help="only the first N votes")
+    sub.add_argument("--timeout", type=positive_number, default=None, metavar="SECONDS",
+                     help="per call, retries included (default: SCIARENA_GENERATION_TIMEOUT, 120)")
+    sub.add_argument("--dry-run", action="store_true", help="print the calls and the cost, call nothing")
+    sub.add_argument("--cache-dir", default=None, help="where Hub files are downloaded")
+
+
+@dataclass(frozen=True)
+class ResolvedJudge:
+    judge: Judge
+    spec: "ModelSpec | None" = None  # for prices; None for the offline baseline
+
+
+def resolve_judge(name: str, settings: "Settings") -> ResolvedJudge:
+    """LEXICAL_NAME, or the catalogue model with this display name, usable now."""
+    name = name.strip()
+    if name == LEXICAL_NAME:
+        return ResolvedJudge(LexicalJudge())
+    from sciarena.labelling.resolve import provider_complete
+    from sciarena.providers.catalogue import CatalogueError
+    from sciarena.providers.registry import open_models
+
+    try:
+        spec, provider = open_models(settings).pick(name, "--judge")
+    except CatalogueError:
+        raise AttributionInputError(f"unknown judge {name!r}: use {LEXICAL_NAME} (word overlap) or a model's "
+                                    "display name from the catalogue; add models with a SCIARENA_MODELS file") from None
+    if spec.offline:
+        raise AttributionInputError(f"{spec.name!r} is an offline answer generator, not a judge; "
+                                    f"use {LEXICAL_NAME} for the word-overlap baseline")
+    reason = provider.unavailable_reason(spec)
+    if reason:
+        raise AttributionInputError(f"judge {spec.name!r} cannot run: {reason}")
+    return ResolvedJudge(ModelJudge(complete=provider_complete(provider, spec), name=spec.name), spec)
+
+
+# ---------------------------------------------------------------- the verdict log
+
+class VerdictLog:
+    """Per-pair verdicts, one flushed JSON line each; a torn last line (a crash) is skipped."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def latest(self, judge: str) -> dict[str, dict[str, Any]]:
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return {}
+        except (OSError, UnicodeDecodeError) as error:
+            raise AttributionInputError(f"{self.path}: cannot read the verdicts ({error})") from None
+        out: dict[str, dict[str, Any]] = {}
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                log.warning("%s: ignoring line %d, an incomplete write", self.path, number)
+                continue
+            if not isinstance(record, dict) or not {"pair", "judge", "status"} <= record.keys():
+                raise AttributionInputError(f"{self.path}: line {number} is not an attribution verdict; "
+                                            "choose another --log file")
+            if record["judge"] == judge:
+                out[str(record["pair"])] = record
+        return out
+
+    def append(self) -> "_Appender":
+        return _Appender(self.path)
+
+
+class _Appender:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        torn = path.exists() and path.stat().st_size > 0 and path.read_bytes()[-1:] != b"\n"
+        self._handle = path.open("a", encoding="utf-8")
+        if torn:
+            self._handle.write("\n")
+
+    def __call__(self, record: Mapping[str, Any]) -> None:
+        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        self._handle.flush()
+
+    def __enter__(self) -> "_Appender":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._handle.close()
+
+
+def verdict_record(pair: Pair, judge: str, verdict: Verdict | None, error: str = "") -> dict[str, Any]:
+    if verdict is None:
+        return {"pair": pair.key, "judge": judge, "status": "error", "verdict": None, "error": error}
+    return {"pair": pair.key, "judge": verdict.judge, "status": "ok" if verdict.valid else "invalid",
+            "verdict": verdict.value, "raw": verdict.raw[:MAX_RAW_CHARS] or None,
+            "sentence": pair.sentence, "citation": pair.citation}
+
+
+def judge_pairs(pairs: Sequence[Pair], judge: Judge, *, concurrency: int,
+                on_record: Callable[[dict[str, Any]], None], max_consecutive_errors: int = 20) -> str:
+    """Judge each pair, ``concurrency`` calls in flight, ``on_record`` seeing each verdict as it
+    arrives; returns why it stopped early ("" when it did not). After ``max_consecutive_errors``
+    failures in a row (a revoked key, an outage) no new call starts; on Ctrl-C the calls in flight
+    are waited for and saved, then KeyboardInterrupt is raised again."""
+    todo = iter(pairs)
+    in_flight: dict[Future[Verdict], Pair] = {}
+    errors_in_row, stopped = 0, ""
+
+    def finish(future: Future[Verdict], pair: Pair) -> None:
+        nonlocal errors_in_row, stopped
+        try:
+            verdict, error = future.result(), ""
+        except SciArenaError as err:
+            verdict, error = None, str(err) or type(err).__name__
+        except Exception as err:  # a judge bug costs one pair, not the whole paid run
+            log.debug("judge %s failed", judge.name, exc_info=True)
+            verdict, error = None, f"unexpected {type(err).__name__}"
+        errors_in_row = errors_in_row + 1 if verdict is None else 0
+        if errors_in_row >= max_consecutive_errors and not stopped:
+            stopped = f"stopped after {errors_in_row} failed calls in a row (last: {error})"
+        on_record(verdict_record(pair, judge.name, verdict, error))
+
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sciarena-attribution")
+    try:
+        while True:
+            while not stopped and len(in_flight) < concurrency and (pair := next(todo, None)) is not None:
+                in_flight[pool.submit(judge.judge, pair)] = pair
+            if not in_flight:
+                return stopped
+            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in done:
+                finish(future, in_flight.pop(future))
+    except KeyboardInterrupt:
+        for future, pair in list(in_flight.items()):
+            if not future.cancel():
+                wait([future])
+                finish(future, pair)
+        raise
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+# ---------------------------------------------------------------- the command
+
+def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
+        out: TextIO | None = None, err: TextIO | None = None) -> int:
+    from sciarena.votes.load import load
+
+    out, err = out or sys.stdout, err or sys.stderr
+    prog = "sciarena label attribution"
+    try:
+        settings = settings or _settings()
+        if args.timeout is not None:
+            settings = dataclasses.replace(settings, generation_timeout_s=args.timeout)
+        resolved = resolve_judge(args.judge, settings)
+        judge = resolved.judge
+        out_path = Path(args.out)
+        log_path = Path(args.log) if args.log else out_path.with_name(out_path.name + ".verdicts")
+        _check_paths(Path(args.votes), out_path, log_path)
+        records = load(args.votes, token=settings.secret("HF_TOKEN"), cache_dir=args.cache_dir)[: args.limit]
+        if not records:
+            raise AttributionInputError(f"no votes in {args.votes}")
+        sides = [record_pairs(r) for r in records]
+        distinct = {p.key: p for s in sides for side in s.values() for p in side.pairs}
+        unjudgeable = sum(side.unjudgeable for s in sides for side in s.values())
+        if not distinct:
+            missing = f" ({unjudgeable} citation(s) without a passage or a citation list)" if unjudgeable else ""
+            raise AttributionInputError(f"no (sentence, citation) pairs in the {len(records)} vote(s) of {args.votes}: "
+                                        f"no answer cites an entry of its citation list{missing}")
+        verdicts = VerdictLog(log_path)
+        done = verdicts.latest(judge.name)
+    except (SciArenaError, ValueError) as error:
+        print(f"{prog}: {error}", file=err)
+        return 2
+    todo = [p for k, p in distinct.items() if k not in done or done[k]["status"] == "error"]
+    calls = 0 if resolved.spec is None else len(todo)
+    print(f"{len(records)} votes, {sum(len(side.pairs) for s in sides for side in s.values())} (sentence, citation) "
+          f"pairs ({len(distinct)} distinct; {unjudgeable} citation(s) without a passage or a citation list, "
+          f"not judged); "
+          f"{len(distinct) - len(todo)} already judged by {judge.name} in {log_path}; {len(todo)} to judge with "
+          f"{calls} model call(s); estimated cost {estimate_cost(todo, resolved.spec) if calls else '$0.00'}",
+          file=out, flush=True)
+    if args.dry_run:
+        return 0
+    stopped = ""
+    if todo:
+        try:
+            with verdicts.append() as append:
+                # the lexical judge is CPU-bound and its stemmer is not thread-safe: one thread
+                concurrency = args.concurrency if judge.kind == "model" else 1
+                stopped = judge_pairs(todo, judge, concurrency=concurrency, on_record=append)
+        except KeyboardInterrupt:
+            print(f"{prog}: interrupted; verdicts so far are in {log_path}; rerun to finish and write {args.out}",
+                  file=err)
+            return 130
+        except OSError as error:
+            print(f"{prog}: cannot write {log_path} ({error.strerror or error})", file=err)
+            return 2
+        if stopped:
+            print(f"{prog}: {stopped}", file=err)
+    try:
+        latest = {k: str(r.get("verdict") or INVALID) for k, r in verdicts.latest(judge.name).items()
+                  if r["status"] != "error"}
+        complete = write_counts(out_path, records, sides, latest, judge.name)
+    except (SciArenaError, OSError) as error:
+        print(f"{prog}: cannot write {args.out} ({getattr(error, 'strerror', None) or error})", file=err)
+        return 2
+    return _summary(distinct, latest, complete, len(records), args.out, out, err, prog)
+
+
+def estimate_cost(pairs: Sequence[Pair], spec: "ModelSpec | None") -> str:
+    """Dollars for one call per pair, from prompt length and catalogue prices."""
+    if spec is None:
+        return "$0.00"
+    if spec.price_input_per_m is None or spec.price_output_per_m is None:
+        return f"unknown (the catalogue has no prices for {spec.name})"
+    tokens_in = sum(sum(len(m["content"]) for m in build_messages(p)) // CHARS_PER_TOKEN for p in pairs)
+    tokens_out = OUTPUT_TOKENS_PER_CALL * len(pairs)
+    dollars = (tokens_in * spec.price_input_per_m + tokens_out * spec.price_output_per_m) / 1e6
+    return f"${dollars:.2f} (~{tokens_in:,} input and ~{tokens_out:,} output tokens)"
+
+
+def write_counts(path: Path, records: Sequence[Mapping[str, Any]], sides: Sequence[Mapping[str, Any]],
+                 verdicts: Mapping[str, str], judge: str) -> int:
+    """Write the votes with their counts to ``path`` atomically; return how many sides have counts."""
+    complete = 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
+                                         suffix=".tmp", delete=False)
+    try:
+        with handle:
+            for record, pairs in zip(records, sides):
+                augmented = dict(record)
+                for side in SIDES:
+                    found = side_verdicts(pairs[side], verdicts)
+                    complete += found is not None
+                    augmented.update(count_fields(side, found))
+                augmented["attribution_judge"] = judge
+                handle.write(json.dumps(augmented, ensure_ascii=False) + "\n")
+        umask = os.umask(0)  # a temporary file is private (0600); the output gets the usual mode
+        os.umask(umask)
+        os.chmod(handle.name, 0o666 & ~umask)
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+    return complete
+
+
+def _check_paths(votes: Path, out: Path, log_file: Path) -> None:
+    """The outputs must not be, or sit inside, the votes read (a rerun would read them as votes)."""
+    if not votes.exists():
+        return  # a Hub dataset id, or missing: load() says which
+    source = votes.resolve()
+    for option, target in (("--out", out), ("--log", log_file)):
+        target = target.resolve()
+        if target == source or (source.is_dir() and source in target.parents):
+            raise AttributionInputError(f"{option} {target.name} is inside the votes read ({votes}); "
+                                        "write it elsewhere")
+    if out.resolve() == log_file.resolve():
+        raise AttributionInputError("--out and --log must be different files")
+
+
+def _summary(distinct: Mapping[str, Pair], latest: Mapping[str, str], complete: int, n_votes: int,
+             out_name: str, out: TextIO, err: TextIO, prog: str) -> int:
+    found = Counter(latest.get(k, "error") for k in distinct)
+    print(f"verdicts for {len(distinct)} distinct pairs: " +
+          ", ".join(f"{v} {found[v]}" for v in (*VERDICTS, INVALID, "error") if found[v]), file=out)
+    print(f"wrote {n_votes} votes to {out_name}; {complete} of {2 * n_votes} answers have counts "
+          "(an answer without citations counts 0; one with an unjudged pair or a missing passage gets null)",
+          file=out)
+    if found["error"]:
+        print(f"{prog}: {found['error']} pair(s) without a verdict because calls failed; rerun with the same "
+              "--out and --log files to retry them", file=err)
+        return 1
+    return 0
+
+
+def _settings() -> "Settings":
+    from sciarena.config import Settings
+
+    return Settings.from_env()

@@ -1,0 +1,172 @@
+"""Citation attribution: pairs from both schemas, the strict verdict parser, the lexical baseline and
+its calibration on our hand-labelled pairs, and the per-side counts the leaderboard reads."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from sciarena.labelling.attribution import (
+    CONTRADICTING,
+    IRRELEVANT,
+    LEXICAL_THRESHOLD,
+    SUPPORTING,
+    VERDICTS,
+    LexicalJudge,
+    ModelJudge,
+    Pair,
+    SidePairs,
+    build_messages,
+    calibrate_on,
+    count_fields,
+    load_labelled_pairs,
+    parse_verdict,
+    record_pairs,
+    side_pairs,
+    side_verdicts,
+)
+from sciarena.labelling.metrics import confusion
+from sciarena.labelling.prompts import INVALID
+from sciarena.leaderboard.fields import NUMERIC_SOURCES
+
+OURS = [
+    {"number": 1, "concise_authors": "Komor et al. 2016", "content": "Base editors convert C to T without breaks."},
+    {"number": 2, "concise_authors": "Anzalone et al. 2019", "content": "Prime editing performs all twelve edits."},
+    {"number": 3, "concise_authors": "Jinek et al. 2012", "content": ""},
+]
+
+
+def test_numbered_citations_pair_each_sentence_with_each_entry_it_cites() -> None:
+    answer = ("Base editing avoids double-strand breaks [1]. Prime editing, described by Anzalone et al. in 2019, "
+              "covers all edits [2][1]. Cas9 cuts DNA [3]. Nothing is cited here. A citation to a missing "
+              "entry [9] is ignored, and [2] twice [2] is one pair.")
+    side = side_pairs(answer, OURS)
+    assert [(p.citation, p.passage[:5]) for p in side.pairs] == [
+        ("[1]", "Base "), ("[2]", "Prime"), ("[1]", "Base "), ("[2]", "Prime")]
+    assert side.pairs[0].sentence == "Base editing avoids double-strand breaks [1]."
+    assert side.unjudgeable == 1  # [3] has no passage
+    assert side.pairs[0].claim.strip() == "Base editing avoids double-strand breaks ."
+
+
+def test_released_author_year_citations_are_matched_by_concise_authors() -> None:
+    citations = [{"concise_authors": "Mihajlović et al. 2023a", "content": "Passage A."},
+                 {"concise_authors": "Mihajlović et al. 2023b", "content": "Passage B."},
+                 {"concise_authors": "Lee 2021", "content": "Passage C."}]
+    answer = ("Sparse coding helps (Mihajlović et al., 2023a; Lee 2021). Mihajlović et al. (2023b) disagree. "
+              "A later study (Mihajlović et al. 2023) is not in the list.")
+    side = side_pairs(answer, citations)
+    assert [(p.citation, p.passage) for p in side.pairs] == [
+        ("Mihajlović et al. 2023a", "Passage A."), ("Lee 2021", "Passage C."),
+        ("Mihajlović et al. 2023b", "Passage B.")]
+
+
+def test_answers_without_citations_or_lists_give_no_pairs() -> None:
+    assert side_pairs("No citations at all.", OURS) == SidePairs(())
+    assert side_pairs("Cited [1]. Again [1][2].", None) == SidePairs((), unjudgeable=3)  # cited, but no list
+    assert side_pairs("Cited [1].", []) == SidePairs((), unjudgeable=1)
+    assert side_pairs(None, OURS) == SidePairs(())
+    record = {"responseA": "X [1].", "citations_a": OURS, "responseB": "", "citations_b": []}
+    pairs = record_pairs(record)
+    assert len(pairs["a"].pairs) == 1 and pairs["b"].pairs == ()
+
+
+def test_identical_pairs_share_a_key_and_different_ones_do_not() -> None:
+    one = Pair("Claim  here [1].", "[1]", "Passage text.")
+    assert one.key == Pair("Claim here [1].", "[1]", "Passage  text.").key
+    assert one.key != Pair("Claim here [1].", "[2]", "Passage text.").key
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("supporting", SUPPORTING), ("Irrelevant.", IRRELEVANT), ("**contradicting**", CONTRADICTING),
+    ("<think>the passage says the opposite</think>\ncontradicting", CONTRADICTING), ('"supporting"', SUPPORTING),
+    ("supporting or irrelevant", INVALID), ("The citation is supporting.", INVALID), ("support", INVALID),
+    ("", INVALID), (None, INVALID), ("Verdict: supporting", INVALID),
+])
+def test_the_parser_accepts_exactly_one_verdict(reply: object, verdict: str) -> None:
+    assert parse_verdict(reply) == verdict
+
+
+def test_the_model_judge_sends_the_sentence_marker_and_passage_and_keeps_the_raw_reply() -> None:
+    seen: list[list[dict[str, str]]] = []
+
+    def complete(messages: list[dict[str, str]]) -> str:
+        seen.append(messages)
+        return "Maybe supporting?"
+
+    pair = Pair("Statins lower events [4].", "[4]", "Statins reduced major vascular events.")
+    verdict = ModelJudge(complete=complete, name="m").judge(pair)
+    assert verdict.value == INVALID and verdict.raw == "Maybe supporting?" and not verdict.valid
+    user = seen[0][-1]["content"]
+    assert "Statins lower events [4]." in user and "Citation marker: [4]" in user and "reduced major" in user
+    assert seen[0] == build_messages(pair)
+
+
+def test_counts_merge_contradicting_into_irrelevant_under_the_leaderboards_field_names() -> None:
+    counts = count_fields("a", [SUPPORTING, IRRELEVANT, CONTRADICTING, SUPPORTING])
+    assert counts == {"num_supporting_a": 2, "num_irrelevant_a": 2, "num_contradicting_a": 1}
+    assert count_fields("b", None) == dict.fromkeys(["num_supporting_b", "num_irrelevant_b", "num_contradicting_b"])
+    assert "num_supporting_a" in NUMERIC_SOURCES["supporting_a"]
+    assert "num_irrelevant_b" in NUMERIC_SOURCES["irrelevant_b"]
+    assert count_fields("a", []) == {"num_supporting_a": 0, "num_irrelevant_a": 0, "num_contradicting_a": 0}
+
+
+def test_a_side_gets_counts_only_when_every_pair_has_a_valid_verdict() -> None:
+    pairs = (Pair("x [1].", "[1]", "p"), Pair("y [2].", "[2]", "q"))
+    full = {pairs[0].key: SUPPORTING, pairs[1].key: IRRELEVANT}
+    assert side_verdicts(SidePairs(pairs), full) == [SUPPORTING, IRRELEVANT]
+    assert side_verdicts(SidePairs(pairs), {pairs[0].key: SUPPORTING}) is None
+    assert side_verdicts(SidePairs(pairs), {**full, pairs[1].key: INVALID}) is None
+    assert side_verdicts(SidePairs(pairs, unjudgeable=1), full) is None
+
+
+# ------------------------------------------------------------------ the hand-labelled set and the baseline
+
+def test_the_labelled_set_covers_every_verdict_in_both_splits() -> None:
+    items = load_labelled_pairs()
+    assert len(items) >= 60 and len({i.id for i in items}) == len(items)
+    by = Counter((i.label, i.split) for i in items)
+    assert all(by[(label, split)] >= 5 for label in VERDICTS for split in ("train", "test"))
+    assert all(i.pair.citation.startswith("[") for i in items)
+
+
+def test_the_shipped_threshold_is_what_calibration_on_the_train_split_gives() -> None:
+    train = [i for i in load_labelled_pairs() if i.split == "train"]
+    assert calibrate_on(train) == LEXICAL_THRESHOLD
+
+
+def test_the_baseline_beats_the_majority_label_on_the_held_out_split() -> None:
+    test = [i for i in load_labelled_pairs() if i.split == "test"]
+    judge = LexicalJudge()
+    matrix = confusion([i.label for i in test], [judge.judge(i.pair).value for i in test], VERDICTS)
+    majority = Counter(i.label for i in test).most_common(1)[0][1] / len(test)
+    assert matrix.accuracy > majority
+    assert matrix.count(CONTRADICTING, CONTRADICTING) > 0  # the polarity cue finds some contradictions
+
+
+def test_the_lexical_judge_on_clear_cases() -> None:
+    judge = LexicalJudge()
+    passage = "Intensive glucose control increased mortality among adults in the intensive care unit."
+    assert judge.judge(Pair("Intensive glucose control increased mortality in intensive care [1].", "[1]",
+                            passage)).value == SUPPORTING
+    assert judge.judge(Pair("Intensive glucose control decreased mortality in intensive care [1].", "[1]",
+                            passage)).value == CONTRADICTING
+    assert judge.judge(Pair("Coral reefs bleach in warm water [1].", "[1]", passage)).value == IRRELEVANT
+    assert judge.judge(Pair("[1].", "[1]", passage)).value == IRRELEVANT  # nothing to compare
+
+
+def test_the_model_judge_over_a_real_openai_client_on_the_loopback_server(fake_openai) -> None:
+    from openai import OpenAI
+
+    fake_openai.add_script("judge", chunks=("<think>compare</think>", "Contra", "dicting"))
+    client = OpenAI(base_url=fake_openai.base_url, api_key="sk-test", max_retries=0)
+
+    def complete(messages: list[dict[str, str]]) -> str:
+        stream = client.chat.completions.create(model="judge", messages=messages, stream=True)
+        return "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
+
+    pair = Pair("Vitamin D prevents fractures [2].", "[2]", "Vitamin D did not prevent fractures.")
+    verdict = ModelJudge(complete=complete, name="judge").judge(pair)
+    assert verdict.value == CONTRADICTING
+    sent = fake_openai.requests("judge")[0].body["messages"]
+    assert sent == build_messages(pair)
