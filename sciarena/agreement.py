@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from sciarena.leaderboard.data import OUTCOMES, VOTE_LABELS
+from sciarena.votes.schema import OUTCOMES, VOTE_LABELS
 
-K = len(OUTCOMES)  # A, B, tie, bad: the codes of leaderboard.data
+K = len(OUTCOMES)  # A, B, tie, bad: the outcome codes of the vote schema
 _HALF = 0.5
 DISAGREEMENT = np.array([
     [0.0, 1.0, _HALF, _HALF],

@@ -6,7 +6,8 @@ Each command lives next to the code it drives and registers itself here:
   export       write votes in the released SciArena schema (sciarena/votes/cli.py)
   eval         SciArena-Eval: build the benchmark, score a judge (sciarena/evaluation/cli.py)
   quality      flag anomalous voters                  (sciarena/quality/cli.py)
-  label        relabel stored votes' question categories / disciplines (sciarena/labelling/cli.py)
+  label        relabel stored votes: question categories, disciplines, citation attribution (sciarena/labelling/cli.py)
+  agreement    accuracy and Cohen's κ between two vote sets    (sciarena/agreement_cli.py)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from sciarena import agreement_cli
     from sciarena.evaluation import cli as eval_cli
     from sciarena.labelling import cli as label_cli
     from sciarena.leaderboard import cli as leaderboard_cli
@@ -31,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     eval_cli.add_parser(commands)
     quality_cli.add_parser(commands)
     label_cli.add_parser(commands)
+    agreement_cli.add_parser(commands)
     return parser
 
 

@@ -101,8 +101,9 @@ class LineAppender:
         if torn:  # rather than glue onto a half-written line
             self._handle.write("\n")
 
-    def __call__(self, item: JsonItem) -> None:
-        self._handle.write(json.dumps(item.to_json(), ensure_ascii=False) + "\n")
+    def __call__(self, item: JsonItem | Mapping[str, Any]) -> None:
+        record = item if isinstance(item, Mapping) else item.to_json()
+        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         self._handle.flush()
 
     def close(self) -> None:

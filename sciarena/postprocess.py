@@ -270,7 +270,7 @@ def _one_citation_per_sentence(text: str, surnames: set[str]) -> str:
     # name is dropped when the sentence cites the same paper again at its end. Other repeats are
     # left alone: they may tie different clauses to the same paper.
     out: list[str] = []
-    for start, end in _sentence_spans(text):
+    for start, end in sentence_spans(text):
         sentence = text[start:end]
         seen: set[str] = set()
         dropped: list[tuple[int, int]] = []
@@ -288,7 +288,8 @@ def _one_citation_per_sentence(text: str, surnames: set[str]) -> str:
     return "".join(out)
 
 
-def _sentence_spans(text: str) -> list[tuple[int, int]]:
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of ``text``, abbreviations and citations kept inside (linear time)."""
     spans, start = [], 0
     for m in _SENTENCE_BREAK.finditer(text):
         before = text[max(0, m.start() - 12) : m.start()].split()

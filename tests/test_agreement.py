@@ -24,7 +24,7 @@ from sciarena.agreement import (
     match_votes,
     outcome_code,
 )
-from sciarena.leaderboard.data import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOME_TIE
+from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOME_TIE
 
 CODE = {"A": OUTCOME_A, "B": OUTCOME_B, "tie": OUTCOME_TIE, "bad": OUTCOME_BAD}
 FIRST = ["A", "A", "A", "B", "B", "tie", "tie", "bad", "A", "B"]

@@ -28,7 +28,7 @@ from sciarena.labelling.attribution import (
 )
 from sciarena.labelling.metrics import confusion
 from sciarena.labelling.prompts import INVALID
-from sciarena.leaderboard.fields import NUMERIC_SOURCES
+from sciarena.votes.fields import NUMERIC_SOURCES
 
 OURS = [
     {"number": 1, "concise_authors": "Komor et al. 2016", "content": "Base editors convert C to T without breaks."},

@@ -30,12 +30,14 @@ def arena_votes(data_dir: Path) -> Path:
     """Votes stored by the real services with the offline contestants, as the app stores them."""
     from sciarena.services import build_services
     from sciarena.types import Vote
+    from sciarena.votes.schema import vote_record
 
-    services = build_services(Settings.from_env({"SCIARENA_DATA_DIR": str(data_dir)}))
+    arena = build_services(Settings.from_env({"SCIARENA_DATA_DIR": str(data_dir)})).arena
     rng = random.Random(0)
     for k, question in enumerate(QUESTIONS):
-        *_, last = services.start_battle(question)
-        services.record_vote(Vote(battle=last.battle, choice=rng.choice(["A", "B", "tie", "bad"]), voter_id=f"u{k}"))
+        *_, last = arena.start_battle(question)
+        vote = Vote(battle=last.battle, choice=rng.choice(["A", "B", "tie", "bad"]), voter_id=f"u{k}")
+        arena.store.append(vote_record(vote))
     return data_dir / "votes"
 
 

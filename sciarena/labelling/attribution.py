@@ -27,7 +27,7 @@ from typing import Any, Protocol
 from sciarena.config import PACKAGE_DIR
 from sciarena.labelling.labellers import MAX_RAW_CHARS, Complete
 from sciarena.labelling.prompts import INVALID, parse_label
-from sciarena.postprocess import _sentence_spans  # the answer pipeline's sentence splitter (abbreviation-aware)
+from sciarena.postprocess import sentence_spans  # the answer pipeline's sentence splitter (abbreviation-aware)
 
 SUPPORTING, IRRELEVANT, CONTRADICTING = "supporting", "irrelevant", "contradicting"
 VERDICTS: tuple[str, ...] = (SUPPORTING, IRRELEVANT, CONTRADICTING)
@@ -89,7 +89,7 @@ def _author_pattern(concise_authors: str) -> re.Pattern[str] | None:
 
 def sentences(text: str) -> list[str]:
     """The answer's sentences (the postprocessing splitter), blank ones dropped."""
-    return [s.strip() for start, end in _sentence_spans(text) if (s := text[start:end]).strip()]
+    return [s.strip() for start, end in sentence_spans(text) if (s := text[start:end]).strip()]
 
 
 def side_pairs(answer: object, citations: object) -> SidePairs:
@@ -288,7 +288,7 @@ def calibrate_threshold(scored: Sequence[tuple[float, bool, str]],
 
 # ---------------------------------------------------------------- per-side counts
 
-# The leaderboard reads these (leaderboard/fields.py NUMERIC_SOURCES); contradicting ones are
+# The leaderboard reads these (votes/fields.py NUMERIC_SOURCES); contradicting ones are
 # counted as irrelevant, as the paper merges them, and also written on their own.
 def count_fields(side: str, verdicts: Sequence[str] | None) -> dict[str, int | None]:
     """``num_supporting_x``, ``num_irrelevant_x`` (irrelevant + contradicting), ``num_contradicting_x``

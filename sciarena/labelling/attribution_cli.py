@@ -25,9 +25,7 @@ import argparse
 import dataclasses
 import json
 import logging
-import os
 import sys
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -36,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sciarena.errors import SciArenaError
+from sciarena.files import ResumeLog, atomic_output
 from sciarena.labelling.attribution import (
     LEXICAL_NAME,
     SIDES,
@@ -118,56 +117,22 @@ def resolve_judge(name: str, settings: "Settings") -> ResolvedJudge:
 
 # ---------------------------------------------------------------- the verdict log
 
-class VerdictLog:
+def _verdict(record: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(record, dict) or not {"pair", "judge", "status"} <= record.keys():
+        raise ValueError("not an attribution verdict")
+    return record
+
+
+class VerdictLog(ResumeLog[dict]):
     """Per-pair verdicts, one flushed JSON line each; a torn last line (a crash) is skipped."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
+        super().__init__(path, _verdict, noun="attribution verdict", error=AttributionInputError,
+                         hint="; choose another --log file")
 
     def latest(self, judge: str) -> dict[str, dict[str, Any]]:
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
-        except FileNotFoundError:
-            return {}
-        except (OSError, UnicodeDecodeError) as error:
-            raise AttributionInputError(f"{self.path}: cannot read the verdicts ({error})") from None
-        out: dict[str, dict[str, Any]] = {}
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                log.warning("%s: ignoring line %d, an incomplete write", self.path, number)
-                continue
-            if not isinstance(record, dict) or not {"pair", "judge", "status"} <= record.keys():
-                raise AttributionInputError(f"{self.path}: line {number} is not an attribution verdict; "
-                                            "choose another --log file")
-            if record["judge"] == judge:
-                out[str(record["pair"])] = record
-        return out
-
-    def append(self) -> "_Appender":
-        return _Appender(self.path)
-
-
-class _Appender:
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        torn = path.exists() and path.stat().st_size > 0 and path.read_bytes()[-1:] != b"\n"
-        self._handle = path.open("a", encoding="utf-8")
-        if torn:
-            self._handle.write("\n")
-
-    def __call__(self, record: Mapping[str, Any]) -> None:
-        self._handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-        self._handle.flush()
-
-    def __enter__(self) -> "_Appender":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._handle.close()
+        """The last verdict per pair that ``judge`` gave."""
+        return {str(record["pair"]): record for record in self.read() if record["judge"] == judge}
 
 
 def verdict_record(pair: Pair, judge: str, verdict: Verdict | None, error: str = "") -> dict[str, Any]:
@@ -267,7 +232,7 @@ def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
     stopped = ""
     if todo:
         try:
-            with verdicts.append() as append:
+            with verdicts.appender() as append:
                 # the lexical judge is CPU-bound and its stemmer is not thread-safe: one thread
                 concurrency = args.concurrency if judge.kind == "model" else 1
                 stopped = judge_pairs(todo, judge, concurrency=concurrency, on_record=append)
@@ -307,25 +272,15 @@ def write_counts(path: Path, records: Sequence[Mapping[str, Any]], sides: Sequen
     """Write the votes with their counts to ``path`` atomically; return how many sides have counts."""
     complete = 0
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
-                                         suffix=".tmp", delete=False)
-    try:
-        with handle:
-            for record, pairs in zip(records, sides):
-                augmented = dict(record)
-                for side in SIDES:
-                    found = side_verdicts(pairs[side], verdicts)
-                    complete += found is not None
-                    augmented.update(count_fields(side, found))
-                augmented["attribution_judge"] = judge
-                handle.write(json.dumps(augmented, ensure_ascii=False) + "\n")
-        umask = os.umask(0)  # a temporary file is private (0600); the output gets the usual mode
-        os.umask(umask)
-        os.chmod(handle.name, 0o666 & ~umask)
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
+    with atomic_output(path) as handle:
+        for record, pairs in zip(records, sides):
+            augmented = dict(record)
+            for side in SIDES:
+                found = side_verdicts(pairs[side], verdicts)
+                complete += found is not None
+                augmented.update(count_fields(side, found))
+            augmented["attribution_judge"] = judge
+            handle.write(json.dumps(augmented, ensure_ascii=False) + "\n")
     return complete
 
 
