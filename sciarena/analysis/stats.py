@@ -210,7 +210,7 @@ def _per_day(seconds: np.ndarray) -> tuple[tuple[tuple[str, int], ...], int]:
     return tuple(zip(labels.tolist(), counts.tolist())), int((~dated).sum())
 
 
-def _ranking(raw: RawColumns, top: int, min_battles: int, bootstrap: int, seed: int
+def _ranking(raw: RawColumns, min_battles: int, bootstrap: int, seed: int
              ) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
     """(models best first, how they were ranked, notes) from our Bradley–Terry leaderboard."""
     from sciarena.leaderboard.compute import compute_leaderboard
@@ -231,7 +231,7 @@ def _failures(raw: RawColumns, keep: np.ndarray, outcome: np.ndarray, top: int, 
               bootstrap: int, seed: int, ranked: Sequence[str] | None) -> tuple[Failures, list[str]]:
     notes: list[str] = []
     if ranked is None:
-        ranked, how, fit_notes = _ranking(raw, top, min_battles, bootstrap, seed)
+        ranked, how, fit_notes = _ranking(raw, min_battles, bootstrap, seed)
         notes.extend(fit_notes)
     else:
         ranked, how = tuple(ranked), "the leaderboard given"
