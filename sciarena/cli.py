@@ -8,6 +8,7 @@ Each command lives next to the code it drives and registers itself here:
   quality      flag anomalous voters                  (sciarena/quality/cli.py)
   label        relabel stored votes: question categories, disciplines, citation attribution (sciarena/labelling/cli.py)
   agreement    accuracy and Cohen's κ between two vote sets    (sciarena/agreement_cli.py)
+  stats        data statistics and failure cases of stored votes (sciarena/analysis/cli.py)
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Sequence
 
 def build_parser() -> argparse.ArgumentParser:
     from sciarena import agreement_cli
+    from sciarena.analysis import cli as stats_cli
     from sciarena.evaluation import cli as eval_cli
     from sciarena.labelling import cli as label_cli
     from sciarena.leaderboard import cli as leaderboard_cli
@@ -34,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     quality_cli.add_parser(commands)
     label_cli.add_parser(commands)
     agreement_cli.add_parser(commands)
+    stats_cli.add_parser(commands)
     return parser
 
 
