@@ -11,15 +11,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sciarena.errors import EvaluationInputError, SciArenaError
-from sciarena.files import ResumeLog
 from sciarena.evaluation.benchmark import EvalItem
 from sciarena.evaluation.judge import Judge, Reply
+from sciarena.files import ResumeLog
+from sciarena.paid_calls import run_calls
 
 log = logging.getLogger(__name__)
 
@@ -134,45 +134,17 @@ def run_judge(items: Iterable[EvalItem], judge: Judge, *, swap: bool = False, co
     still reach ``on_prediction`` before KeyboardInterrupt is raised again; a second Ctrl-C
     abandons them.
     """
-    if concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
-    queue = iter(items)
     results: list[Prediction] = []
-    pending: set[Future[Prediction]] = set()
-    errors_in_row = 0
-    stopped = ""
-    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sciarena-judge")
-    try:
-        while True:
-            # Submit lazily: only `concurrency` items are ever in flight, so a stop leaves nothing queued.
-            while not stopped and len(pending) < concurrency:
-                item = next(queue, None)
-                if item is None:
-                    break
-                pending.add(pool.submit(judge_item, judge, item, swap=swap))
-            if not pending:
-                break
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                prediction = future.result()
-                results.append(prediction)
-                on_prediction(prediction)
-                errors_in_row = errors_in_row + 1 if prediction.status == "error" else 0
-                if errors_in_row >= max_consecutive_errors and not stopped:
-                    stopped = f"stopped after {errors_in_row} failed items in a row (last: {prediction.error})"
-    except KeyboardInterrupt:
-        pool.shutdown(wait=False, cancel_futures=True)
-        running = {f for f in pending if not f.cancelled()}
-        on_interrupt(len(running))
-        for future in as_completed(running):
-            prediction = future.result()
-            results.append(prediction)
-            on_prediction(prediction)
-        raise
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
+
+    def record(item: EvalItem, prediction: Prediction | None, error: str) -> None:
+        assert prediction is not None  # judge_item turns every failure into an "error" prediction
+        results.append(prediction)
+        on_prediction(prediction)
+
+    stopped = run_calls(items, lambda item: judge_item(judge, item, swap=swap), record,
+                        concurrency=concurrency, max_consecutive_errors=max_consecutive_errors,
+                        failure=lambda p: (p.error or "error") if p.status == "error" else "",
+                        on_interrupt=on_interrupt, name="sciarena-judge", unit="items")
     return RunOutcome(predictions=tuple(results), stopped=stopped)
 
 

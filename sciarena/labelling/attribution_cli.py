@@ -28,7 +28,6 @@ import logging
 import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -51,6 +50,7 @@ from sciarena.labelling.attribution import (
 )
 from sciarena.labelling.labellers import MAX_RAW_CHARS
 from sciarena.labelling.prompts import INVALID
+from sciarena.paid_calls import run_calls
 
 if TYPE_CHECKING:
     from sciarena.config import Settings
@@ -149,42 +149,10 @@ def judge_pairs(pairs: Sequence[Pair], judge: Judge, *, concurrency: int,
     arrives; returns why it stopped early ("" when it did not). After ``max_consecutive_errors``
     failures in a row (a revoked key, an outage) no new call starts; on Ctrl-C the calls in flight
     are waited for and saved, then KeyboardInterrupt is raised again."""
-    todo = iter(pairs)
-    in_flight: dict[Future[Verdict], Pair] = {}
-    errors_in_row, stopped = 0, ""
-
-    def finish(future: Future[Verdict], pair: Pair) -> None:
-        nonlocal errors_in_row, stopped
-        try:
-            verdict, error = future.result(), ""
-        except SciArenaError as err:
-            verdict, error = None, str(err) or type(err).__name__
-        except Exception as err:  # a judge bug costs one pair, not the whole paid run
-            log.debug("judge %s failed", judge.name, exc_info=True)
-            verdict, error = None, f"unexpected {type(err).__name__}"
-        errors_in_row = errors_in_row + 1 if verdict is None else 0
-        if errors_in_row >= max_consecutive_errors and not stopped:
-            stopped = f"stopped after {errors_in_row} failed calls in a row (last: {error})"
-        on_record(verdict_record(pair, judge.name, verdict, error))
-
-    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sciarena-attribution")
-    try:
-        while True:
-            while not stopped and len(in_flight) < concurrency and (pair := next(todo, None)) is not None:
-                in_flight[pool.submit(judge.judge, pair)] = pair
-            if not in_flight:
-                return stopped
-            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-            for future in done:
-                finish(future, in_flight.pop(future))
-    except KeyboardInterrupt:
-        for future, pair in list(in_flight.items()):
-            if not future.cancel():
-                wait([future])
-                finish(future, pair)
-        raise
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+    return run_calls(pairs, judge.judge,
+                     lambda pair, verdict, error: on_record(verdict_record(pair, judge.name, verdict, error)),
+                     concurrency=concurrency, max_consecutive_errors=max_consecutive_errors,
+                     name="sciarena-attribution")
 
 
 # ---------------------------------------------------------------- the command

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from sciarena.errors import SciArenaError
 from sciarena.files import ResumeLog
 from sciarena.labelling.labellers import MAX_RAW_CHARS, Label, Labeller
 from sciarena.labelling.prompts import INVALID
+from sciarena.paid_calls import run_calls
 
 log = logging.getLogger(__name__)
 
@@ -122,50 +122,15 @@ def label_votes(items: Sequence[VoteQuestion], labeller: Labeller, *, concurrenc
     call is started. On Ctrl-C no new call is started and the calls in flight are waited for,
     so their (paid) labels reach ``on_label``; then KeyboardInterrupt is raised again.
     """
-    if concurrency < 1:
-        raise ValueError("concurrency must be at least 1")
-    groups = iter(distinct_questions(items).values())
     results: list[VoteLabel] = []
-    in_flight: dict[Future[Label], list[VoteQuestion]] = {}
-    errors_in_row, stopped = 0, ""
 
-    def finish(future: Future[Label], group: list[VoteQuestion]) -> None:
-        nonlocal errors_in_row, stopped
-        try:
-            label, error = future.result(), ""
-        except SciArenaError as err:
-            label, error = None, str(err) or type(err).__name__
-        except Exception as err:  # a labeller bug costs one question, not the whole paid run
-            log.debug("labeller %s failed", labeller.name, exc_info=True)
-            label, error = None, f"unexpected {type(err).__name__}"
-        errors_in_row = errors_in_row + 1 if label is None else 0
-        if errors_in_row >= max_consecutive_errors and not stopped:
-            stopped = f"stopped after {errors_in_row} failed calls in a row (last: {error})"
+    def record(group: list[VoteQuestion], label: Label | None, error: str) -> None:
         for item in group:
             vote = _vote_label(item, labeller.task.name, labeller.name, label, error)
             results.append(vote)
             on_label(vote)
 
-    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="sciarena-label")
-    try:
-        while True:
-            while not stopped and len(in_flight) < concurrency:
-                group = next(groups, None)
-                if group is None:
-                    break
-                in_flight[pool.submit(labeller.label, group[0].question)] = group
-            if not in_flight:
-                break
-            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-            for future in done:
-                finish(future, in_flight.pop(future))
-    except KeyboardInterrupt:
-        stopped = "interrupted"
-        for future, group in list(in_flight.items()):
-            if not future.cancel():
-                wait([future])
-                finish(future, group)
-        raise
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+    stopped = run_calls(distinct_questions(items).values(), lambda group: labeller.label(group[0].question),
+                        record, concurrency=concurrency, max_consecutive_errors=max_consecutive_errors,
+                        name="sciarena-label")
     return LabelOutcome(labels=tuple(results), stopped=stopped)
