@@ -29,7 +29,8 @@ def _figure(width: float, height: float) -> Any:
 def ratings_figure(lb: Leaderboard, *, top: int | None = None) -> Any:
     """Ratings with 95% interval bars, best first (horizontal, readable model names)."""
     rows = lb.rows[:top] if top else lb.rows
-    fig = _figure(6.5, max(2.5, 0.32 * len(rows) + 1.2))
+    # Narrow, with large text: on a 390 px phone the image is scaled to about 0.6 of its width.
+    fig = _figure(5.0, max(2.5, 0.34 * len(rows) + 1.2))
     ax = fig.add_subplot()
     y = np.arange(len(rows))[::-1]
     ratings = np.array([r.rating for r in rows])
@@ -39,10 +40,11 @@ def ratings_figure(lb: Leaderboard, *, top: int | None = None) -> Any:
     colors = ["#9aa5b1" if r.provisional else "#1f6feb" for r in rows]
     ax.errorbar(ratings, y, xerr=err, fmt="none", ecolor="#57606a", capsize=3, linewidth=1)
     ax.scatter(ratings, y, c=colors, zorder=3, s=22)
-    ax.set_yticks(y, [r.model for r in rows], fontsize=10)
-    ax.set_xlabel(f"Rating ({lb.rating}, 95% interval)")
+    ax.set_yticks(y, [r.model for r in rows], fontsize=11)
+    ax.tick_params(axis="x", labelsize=10)
+    ax.set_xlabel(f"Rating ({lb.rating}, 95% interval)", fontsize=11)
     ax.grid(axis="x", alpha=0.3)
-    ax.set_title("Model ratings")
+    ax.set_title("Style-controlled ratings" if lb.style else "Model ratings", fontsize=12)
     return fig
 
 
@@ -107,7 +109,7 @@ def history_figure(hist: History, models: Sequence[str]) -> Any:
     """Rating of each of ``models`` at every boundary (cumulative votes up to it)."""
     from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 
-    fig = _figure(7.0, 4.2)
+    fig = _figure(5.5, 5.0)
     ax = fig.add_subplot()
     when = np.array([datetime.fromtimestamp(t - 1, timezone.utc) for t in hist.boundaries])
     for name in models:
@@ -116,8 +118,9 @@ def history_figure(hist: History, models: Sequence[str]) -> Any:
     locator = AutoDateLocator(maxticks=6)
     ax.xaxis.set_major_locator(locator)
     ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
-    ax.set_ylabel("Rating (point fit)")
+    ax.set_ylabel("Rating (point fit)", fontsize=11)
+    ax.tick_params(labelsize=10)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
-    ax.set_title(f"Rating at the end of each {hist.step}, from the votes up to it")
+    ax.legend(fontsize=10, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
+    ax.set_title(f"Rating at the end of each {hist.step}", fontsize=12)
     return fig

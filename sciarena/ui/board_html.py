@@ -1,0 +1,96 @@
+"""The leaderboard table as HTML: badges, open / proprietary highlighting, "—" for empty cells,
+and columns that step aside on a phone (the "All columns" toggle brings them back).
+
+Gradio's Dataframe cannot colour a row, put a badge beside a name or drop columns by screen
+width, so the tab renders this table itself; the CSV download carries the same rows.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any, Mapping, Sequence
+
+DASH = "—"
+
+CSS = """
+.board-wrap { overflow-x: auto; }
+.board-table { border-collapse: collapse; width: 100%; font-size: 0.88rem; }
+.board-table td.model { white-space: nowrap; }
+.board-table th { white-space: nowrap; word-break: keep-all; text-align: left; padding: 6px 8px;
+                  border-bottom: 2px solid var(--border-color-primary); font-weight: 600; }
+.board-table td { padding: 5px 8px; border-bottom: 1px solid var(--border-color-primary);
+                  vertical-align: top; }
+.board-table td.num, .board-table th.num { text-align: right; font-variant-numeric: tabular-nums;
+                                           white-space: nowrap; }
+.board-table tr.open td:first-child { box-shadow: inset 4px 0 0 #2da44e; }
+.board-table tr.prop td:first-child { box-shadow: inset 4px 0 0 #8250df; }
+.board-table tr.open { background: rgba(45, 164, 78, 0.06); }
+.board-table tr.prop { background: rgba(130, 80, 223, 0.05); }
+.badge { display: inline-block; font-size: 0.72rem; padding: 0 6px; margin-left: 4px; border-radius: 9px;
+         border: 1px solid var(--border-color-primary); color: var(--body-text-color-subdued);
+         white-space: nowrap; }
+.board-legend { font-size: 0.85rem; color: var(--body-text-color-subdued); margin: 4px 0; }
+.swatch { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; vertical-align: middle; }
+@media (max-width: 700px) {
+  .board-wrap:not(.all) .x { display: none; }
+  .board-table { font-size: 0.8rem; }
+  .board-table td.model { white-space: normal; min-width: 4.5em; }
+  .board-table th, .board-table td { padding: 3px 4px; }
+}
+"""
+
+
+def _rating(value: float | None) -> str:
+    return DASH if value is None else f"{value:.1f}"
+
+
+def _ci(lo: float | None, hi: float | None) -> str:
+    return DASH if lo is None or hi is None else f"{lo:.1f}–{hi:.1f}"
+
+
+def _text(value: Any) -> str:
+    return DASH if value in (None, "") else escape(str(value))
+
+
+def _kind(open_weights: bool | None) -> str:
+    return DASH if open_weights is None else ("Open" if open_weights else "Proprietary")
+
+
+def render_table(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False) -> str:
+    """HTML for :func:`sciarena.leaderboard.board.board_rows` records."""
+    styled = bool(rows) and "style_rank" in rows[0]
+    # (header, css class, cell function); class "x" = hidden on a phone unless all columns are asked for
+    columns: list[tuple[str, str, Any]] = [
+        ("Rank", "num", lambda r: str(r["rank"])),
+        ("Model", "model", lambda r: escape(r["model"])
+         + (' <span class="badge" title="fewer than 100 battles">provisional</span>' if r["provisional"] else "")),
+        ("Rating", "num", lambda r: _rating(r["rating"])),
+        ("95% CI", "num", lambda r: _ci(r["ci_lower"], r["ci_upper"])),
+    ]
+    if styled:
+        columns += [
+            ("SC rank", "num", lambda r: _text(r["style_rank"])),
+            ("SC rating", "num", lambda r: _rating(r["style_rating"])),
+            ("SC 95% CI", "num x", lambda r: _ci(r["style_ci_lower"], r["style_ci_upper"])),
+        ]
+    columns += [
+        ("Battles", "num x", lambda r: f"{r['battles']:,}"),
+        ("Organisation", "x", lambda r: _text(r["organisation"])),
+        ("Weights", "x", lambda r: _kind(r["open_weights"])),
+        ("Release", "num x", lambda r: _text(r["release"])),
+        ("Licence", "x", lambda r: _text(r["licence"])),
+        ("$ / 100 calls", "num x",
+         lambda r: DASH if r["cost_per_100_calls"] is None else f"${r['cost_per_100_calls']:.3f}"),
+    ]
+    head = "".join(f'<th class="{cls}">{escape(name)}</th>' for name, cls, _ in columns)
+    body = []
+    for r in rows:
+        kind = "" if r["open_weights"] is None else (" class=\"open\"" if r["open_weights"] else " class=\"prop\"")
+        body.append(f"<tr{kind}>" + "".join(f'<td class="{cls}">{cell(r)}</td>' for _, cls, cell in columns)
+                    + "</tr>")
+    legend = ('<div class="board-legend"><span class="swatch" style="background:#8250df"></span>proprietary'
+              '<span class="swatch" style="background:#2da44e"></span>open weights'
+              + ('; SC = style-controlled' if styled else '') + '</div>')
+    wrap = "board-wrap all" if all_columns else "board-wrap"
+    return (f'{legend}<div class="{wrap}"><table class="board-table"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
