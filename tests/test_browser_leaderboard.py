@@ -94,11 +94,11 @@ def test_views_style_history_and_csv_in_the_page(browser, arena, width, height):
     page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}-style.png"), full_page=True)
 
     page.locator("#board-history button").first.click()
-    page.locator("#history-plot img").wait_for(timeout=20_000)
+    page.locator("#history-plot svg polyline").first.wait_for(timeout=20_000)
     page.locator("#history-plot").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}-history.png"), full_page=True)
     page.locator("#board-h2h button").first.click()
-    page.locator("#winrate-plot img").wait_for(timeout=20_000)
+    page.locator("#winrate-plot table").wait_for(timeout=20_000)
     page.locator("#winrate-plot").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}-h2h.png"), full_page=True)
 

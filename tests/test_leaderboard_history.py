@@ -62,7 +62,7 @@ def test_history_steps_at_the_known_day(votes):
     assert hist.step == "day" and len(hist.boundaries) == 20
     labels = [boundary_label(t) for t in hist.boundaries]
     i = hist.models.index("model-00")
-    on_10, on_11 = labels.index("2025-06-10"), labels.index("2025-06-11")
+    on_10 = labels.index("2025-06-10")  # steps[on_10] is the change into 2025-06-11
     assert np.all(hist.ratings[: on_10 + 1, i] < 920)
     steps = np.diff(hist.ratings[:, i])  # steps[k]: change from boundary k to k + 1
     assert steps[on_10] > 20 and steps[on_10] > 3 * np.abs(steps[1:on_10]).max()

@@ -31,7 +31,7 @@ def test_no_votes_is_a_friendly_empty_state(scripted, make_services):
     updates = tab.refresh(view)
     assert set(updates) == set(view.outputs)
     assert "No votes yet" in updates[view.summary]
-    assert updates[view.table] == "" and updates[view.ratings_plot] is None
+    assert updates[view.table] == "" and updates[view.ratings_plot] == ""
 
 
 def test_stored_votes_fill_the_summary_table_plots_and_downloads(scripted, make_services):
@@ -48,8 +48,8 @@ def test_stored_votes_fill_the_summary_table_plots_and_downloads(scripted, make_
     html = updates[view.table]
     assert "ALPHA" in html and "BETA" in html and html.count('class="badge"') == 2  # both provisional
     assert "(provisional)" not in html
-    for key in (view.ratings_plot, view.win_plot, view.battles_plot):
-        assert updates[key].endswith(".png")
+    assert updates[view.ratings_plot].startswith("<svg") and "ALPHA" in updates[view.ratings_plot]
+    assert "<table" in updates[view.win_plot] and "<table" in updates[view.battles_plot]
     with open(updates[view.csv], encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     assert sorted(r["Model"] for r in rows) == ["ALPHA", "BETA"]

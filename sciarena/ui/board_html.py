@@ -31,6 +31,24 @@ CSS = """
          white-space: nowrap; }
 .board-legend { font-size: 0.85rem; color: var(--body-text-color-subdued); margin: 4px 0; }
 .swatch { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; vertical-align: middle; }
+.board-chart { width: 100%; max-width: 640px; height: auto; display: block; margin: 0 auto; }
+.board-chart text { fill: var(--body-text-color); font-size: 12px; }
+.board-chart .tick { fill: var(--body-text-color-subdued); font-size: 11px; }
+.board-chart .grid { stroke: var(--border-color-primary); stroke-width: 0.6; }
+.board-chart .bar { stroke: #57606a; stroke-width: 1.5; }
+.board-chart .dot { fill: #1f6feb; }
+.board-chart .dot.provisional { fill: #9aa5b1; }
+.board-chart .line { fill: none; stroke-width: 1.8; }
+.history-legend span { display: inline-block; margin-right: 12px; white-space: nowrap; }
+.history-legend i { display: inline-block; width: 14px; height: 3px; margin-right: 4px; vertical-align: middle; }
+.board-matrix { border-collapse: collapse; font-size: 0.78rem; font-variant-numeric: tabular-nums; }
+.board-matrix th { padding: 2px 4px; white-space: nowrap; font-weight: 600; }
+.board-matrix th.rowname { text-align: left; }
+.board-matrix td { padding: 2px 4px; text-align: center; min-width: 2.6em; color: #1b1f24;
+                   border: 1px solid var(--border-color-primary); }
+.board-matrix td small { display: block; font-size: 0.68rem; opacity: 0.75; }
+.board-matrix td.few { color: #57606a; background: transparent; }
+.board-matrix td.empty { background: transparent; }
 @media (max-width: 700px) {
   .board-wrap:not(.all) .x { display: none; }
   .board-table { font-size: 0.8rem; }
@@ -69,7 +87,7 @@ def render_table(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False
     ]
     if styled:
         columns += [
-            ("SC rank", "num", lambda r: _text(r["style_rank"])),
+            ("SC rank", "num x", lambda r: _text(r["style_rank"])),
             ("SC rating", "num", lambda r: _rating(r["style_rating"])),
             ("SC 95% CI", "num x", lambda r: _ci(r["style_ci_lower"], r["style_ci_upper"])),
         ]
@@ -94,3 +112,18 @@ def render_table(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False
     wrap = "board-wrap all" if all_columns else "board-wrap"
     return (f'{legend}<div class="{wrap}"><table class="board-table"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def simple_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, numeric: Sequence[int] = (),
+                 intro: str = "", notes: Sequence[str] = ()) -> str:
+    """A small table in the board's style (headers never break); cells are escaped text."""
+    def cls(k: int) -> str:
+        return ' class="num"' if k in numeric else ""
+
+    head = "".join(f"<th{cls(k)}>{escape(h)}</th>" for k, h in enumerate(headers))
+    body = "".join("<tr>" + "".join(f"<td{cls(k)}>{escape(c)}</td>" for k, c in enumerate(r)) + "</tr>"
+                   for r in rows)
+    extra = "".join(f'<p class="board-legend">{escape(n)}</p>' for n in notes)
+    lead = f"<p>{intro}</p>" if intro else ""
+    return (f'{lead}<div class="board-wrap all"><table class="board-table"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{body}</tbody></table></div>{extra}")

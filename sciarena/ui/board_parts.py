@@ -1,24 +1,22 @@
 """The Leaderboard tab's layout and the pieces of a shown board (γ table, Elo table, plot images).
 
-Plots are drawn once per board and served as PNG files: a ``gr.Plot`` would re-encode the
-matplotlib figure on every page load, which the memo exists to avoid.
+Charts are SVG / HTML text (``sciarena.leaderboard.plots``), drawn once per board and served
+from the memo.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
 from sciarena.leaderboard.board import ELO_VS_BT, OVERALL, Board
-from sciarena.leaderboard.plots import battle_count_figure, history_figure, ratings_figure, win_rate_figure
+from sciarena.leaderboard.plots import battle_count_html, history_svg, ratings_svg, win_rate_html
 from sciarena.ui import board_html
 
 RATING_CHOICES = [("Bootstrap mean", "bootstrap-mean"), ("Point estimate", "point")]
 HISTORY_TOP = 8
-DPI = 110
 
 
 @dataclass(frozen=True)
@@ -31,14 +29,14 @@ class BoardView:
     rating: gr.Radio
     all_columns: gr.Checkbox
     table: gr.HTML
-    style_info: gr.Markdown
+    style_info: gr.HTML
     csv: gr.DownloadButton
     json: gr.DownloadButton
-    ratings_plot: gr.Image
-    win_plot: gr.Image
-    battles_plot: gr.Image
-    elo_info: gr.Markdown
-    history_plot: gr.Image
+    ratings_plot: gr.HTML
+    win_plot: gr.HTML
+    battles_plot: gr.HTML
+    elo_info: gr.HTML
+    history_plot: gr.HTML
     refresh: gr.Button
 
     @property
@@ -48,13 +46,12 @@ class BoardView:
 
     def empty(self, message: str) -> dict[Any, Any]:
         return {self.summary: f"*{message}*", self.view_select: gr.update(), self.table: "",
-                self.style_info: "", self.ratings_plot: None, self.win_plot: None, self.battles_plot: None,
-                self.elo_info: "", self.history_plot: None, self.csv: None, self.json: None}
+                self.style_info: "", self.ratings_plot: "", self.win_plot: "", self.battles_plot: "",
+                self.elo_info: "", self.history_plot: "", self.csv: None, self.json: None}
 
 
-def _image(elem_id: str) -> gr.Image:
-    return gr.Image(show_label=False, interactive=False, elem_id=elem_id, type="filepath",
-                    buttons=["download", "fullscreen"])
+def _chart(elem_id: str) -> gr.HTML:
+    return gr.HTML("", elem_id=elem_id, css_template=board_html.CSS, js_on_load=None)
 
 
 def build_layout(method: str) -> BoardView:
@@ -70,22 +67,21 @@ def build_layout(method: str) -> BoardView:
                                   min_width=140)
     summary = gr.Markdown(elem_id="leaderboard-summary")
     table = gr.HTML("", elem_id="leaderboard-table", css_template=board_html.CSS, js_on_load=None)
-    style_info = gr.Markdown(elem_id="board-style-info")
+    style_info = gr.HTML("", elem_id="board-style-info", css_template=board_html.CSS, js_on_load=None)
     with gr.Row():
         csv = gr.DownloadButton("Download CSV", size="sm", elem_id="board-csv", min_width=120)
         json = gr.DownloadButton("Download JSON", size="sm", elem_id="board-json", min_width=120)
         refresh = gr.Button("Refresh", size="sm", min_width=100)
     # Accordions, not nested tabs: on a phone Gradio folds extra tabs into a menu; sections stack.
     with gr.Accordion("Ratings with 95% intervals", open=True, elem_id="board-ratings"):
-        ratings_plot = _image("ratings-plot")
+        ratings_plot = _chart("ratings-plot")
     with gr.Accordion("Head-to-head: win rates and battle counts", open=False, elem_id="board-h2h"):
-        with gr.Row():
-            win_plot = _image("winrate-plot")
-            battles_plot = _image("battles-plot")
+        win_plot = _chart("winrate-plot")
+        battles_plot = _chart("battles-plot")
     with gr.Accordion("Online Elo beside Bradley–Terry", open=False, elem_id="board-elo"):
-        elo_info = gr.Markdown(elem_id="board-elo-info")
+        elo_info = gr.HTML("", elem_id="board-elo-info", css_template=board_html.CSS, js_on_load=None)
     with gr.Accordion("Over time: rating history", open=False, elem_id="board-history"):
-        history_plot = _image("history-plot")
+        history_plot = _chart("history-plot")
     gr.Markdown(method)
     return BoardView(summary=summary, view_select=view_select, style=style, rating=rating, all_columns=all_columns,
                      table=table, style_info=style_info, csv=csv, json=json, ratings_plot=ratings_plot,
@@ -93,44 +89,39 @@ def build_layout(method: str) -> BoardView:
                      refresh=refresh)
 
 
-def figures_png(board: Board, stem: Path) -> dict[str, str]:
-    """The board's figures written next to ``stem`` as PNG; name → path."""
-    figures = {"ratings": ratings_figure(board.styled or board.plain), "win": win_rate_figure(board.h2h),
-               "battles": battle_count_figure(board.h2h)}
+def charts(board: Board) -> dict[str, str]:
+    """The board's charts as HTML text; name → markup ("" when there is nothing to draw)."""
+    out = {"ratings": ratings_svg(board.styled or board.plain),
+           "win": "<p><strong>Win rate</strong> of the row model over the column model (ties excluded); "
+                  "the small number is how many decisive battles it rests on.</p>" + win_rate_html(board.h2h),
+           "battles": "<p><strong>Battles per pair</strong> (every outcome counts).</p>"
+                      + battle_count_html(board.h2h),
+           "history": ""}
     if board.history is not None and len(board.history.boundaries) > 1:
         top = [r.model for r in board.plain.rows[:HISTORY_TOP]]
-        figures["history"] = history_figure(board.history, top)
-    out = {}
-    for name, fig in figures.items():
-        path = Path(f"{stem}-{name}.png")
-        fig.savefig(path, dpi=DPI)
-        out[name] = str(path)
+        out["history"] = (f"<p>Rating at the end of each {board.history.step}, refitted on the votes up to it "
+                          f"(top {len(top)} models).</p>" + history_svg(board.history, top))
     return out
 
 
-def style_markdown(board: Board, asked: bool) -> str:
-    """γ with 95% intervals for the style-controlled fit (or why there is none)."""
+def style_html(board: Board, asked: bool) -> str:
+    """γ with 95% intervals for the style-controlled fit (or why there is none), as HTML."""
     if not asked:
         return ""
     lb = board.styled
     if lb is None:
-        return "*Style control: the votes of this view record no style feature.*"
-    lines = [f"**Style control** ({lb.style_votes_used:,} votes carry the features): "
-             "γ > 0 means voters favour the side with more of it.", "",
-             "| Feature | γ | 95% CI |", "|---|---:|---:|"]
-    for c in lb.style:
-        lines.append(f"| {c.feature} | {c.coefficient:+.3f} | {c.ci_lower:+.3f} to {c.ci_upper:+.3f} |")
-    lines.extend(f"*{note}*" for note in lb.notes)
-    return "\n".join(lines)
+        return "<p><em>Style control: the votes of this view record no style feature that varies.</em></p>"
+    rows = [(c.feature, f"{c.coefficient:+.3f}", f"{c.ci_lower:+.3f} to {c.ci_upper:+.3f}") for c in lb.style]
+    intro = (f"<strong>Style control</strong> ({lb.style_votes_used:,} votes carry the features): "
+             "γ &gt; 0 means voters favour the side with more of it.")
+    return board_html.simple_table(("Feature", "γ", "95% CI"), rows, numeric=(1, 2), intro=intro, notes=lb.notes)
 
 
-def elo_markdown(board: Board) -> str:
-    """Online Elo beside Bradley–Terry, with why they differ."""
+def elo_html(board: Board) -> str:
+    """Online Elo beside Bradley–Terry, with why they differ, as HTML."""
     elo = {r.model: r for r in board.elo.rows}
     elo_rank = {r.model: k + 1 for k, r in enumerate(board.elo.rows)}
-    lines = [ELO_VS_BT, "", "| Model | BT rank | BT rating | Elo order | Online Elo |", "|---|---:|---:|---:|---:|"]
-    for r in board.plain.rows:
-        e = elo.get(r.model)
-        lines.append(f"| {r.model} | {r.rank} | {r.rating:.1f} | {elo_rank.get(r.model, '—')} | "
-                     f"{'—' if e is None else f'{e.rating:.1f}'} |")
-    return "\n".join(lines)
+    rows = [(r.model, str(r.rank), f"{r.rating:.1f}", str(elo_rank.get(r.model, board_html.DASH)),
+             board_html.DASH if r.model not in elo else f"{elo[r.model].rating:.1f}") for r in board.plain.rows]
+    return board_html.simple_table(("Model", "BT rank", "BT rating", "Elo order", "Online Elo"), rows,
+                                   numeric=(1, 2, 3, 4), intro=ELO_VS_BT)

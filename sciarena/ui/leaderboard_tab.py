@@ -27,7 +27,7 @@ from sciarena.leaderboard.board import OVERALL, Board, ModelFacts, board_rows, b
 from sciarena.services import Services
 from sciarena.ui import board_html
 from sciarena.ui.board_memo import BoardMemo, fingerprint
-from sciarena.ui.board_parts import BoardView, RATING_CHOICES, build_layout, figures_png, style_markdown, elo_markdown
+from sciarena.ui.board_parts import BoardView, RATING_CHOICES, build_layout, charts, elo_html, style_html
 
 METHOD = f"""
 **How ratings are computed.** A Bradley–Terry model fitted to the votes of the selected view, on the Elo
@@ -94,9 +94,9 @@ class LeaderboardTab:
         return {
             view.summary: shown.summary, view.view_select: gr.update(choices=choices, value=view_key),
             view.table: board_html.render_table(shown.rows, all_columns=bool(all_columns)),
-            view.style_info: shown.style_info, view.ratings_plot: shown.pngs["ratings"],
-            view.win_plot: shown.pngs["win"], view.battles_plot: shown.pngs["battles"],
-            view.elo_info: shown.elo_info, view.history_plot: shown.pngs.get("history"),
+            view.style_info: shown.style_info, view.ratings_plot: shown.charts["ratings"],
+            view.win_plot: shown.charts["win"], view.battles_plot: shown.charts["battles"],
+            view.elo_info: shown.elo_info, view.history_plot: shown.charts["history"],
             view.csv: shown.csv_path, view.json: shown.json_path,
         }
 
@@ -141,8 +141,8 @@ class LeaderboardTab:
         csv_path.write_text(rows_csv(rows), encoding="utf-8")
         json_path.write_text(to_json(board.styled or board.plain), encoding="utf-8")
         return _Shown(summary=self._summary(board, table, rating), rows=rows,
-                      style_info=style_markdown(board, style), elo_info=elo_markdown(board),
-                      pngs=figures_png(board, stem), csv_path=str(csv_path), json_path=str(json_path))
+                      style_info=style_html(board, style), elo_info=elo_html(board),
+                      charts=charts(board), csv_path=str(csv_path), json_path=str(json_path))
 
     def _summary(self, board: Board, table: Any, rating: str) -> str:
         lb = board.plain
@@ -184,7 +184,7 @@ class _Shown:
     rows: list[dict[str, Any]]
     style_info: str
     elo_info: str
-    pngs: dict[str, str]
+    charts: dict[str, str]
     csv_path: str
     json_path: str
 
