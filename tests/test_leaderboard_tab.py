@@ -61,7 +61,7 @@ def test_a_new_vote_is_on_the_board_at_the_next_load_and_not_recomputed_before(s
     scripted.add("beta", "Beta [1].")
     services = make_services()
     vote(services, ("A", "B"))
-    tab, view = built(services)
+    tab, view = built(services, warm_style=False)
     first = tab.refresh(view)
     computed = tab.memo.computed
     again = tab.refresh(view)
@@ -76,7 +76,7 @@ def test_concurrent_loads_compute_once(scripted, make_services):
     scripted.add("beta", "Beta [1].")
     services = make_services()
     vote(services, ("A", "B", "A"))
-    tab, view = built(services)
+    tab, view = built(services, warm_style=False)
     results = []
     threads = [threading.Thread(target=lambda: results.append(tab.refresh(view)[view.summary])) for _ in range(8)]
     for t in threads:
@@ -106,3 +106,17 @@ def test_style_control_and_point_rating_and_views(scripted, make_services):
     assert unknown[view.view_select]["value"] == "overall"
 
 
+
+
+def test_the_style_view_is_fitted_in_the_background_after_a_plain_load(scripted, make_services):
+    scripted.add("alpha", "Alpha [1] is long and cites [2].")
+    scripted.add("beta", "Beta [1].")
+    services = make_services()
+    vote(services, ("A", "B", "A", "tie"))
+    tab, view = built(services)
+    tab.refresh(view)
+    tab.wait_warm(60)
+    computed = tab.memo.computed
+    assert computed == 3  # table, plain board, style board
+    styled = tab.refresh(view, "overall", True)
+    assert tab.memo.computed == computed and "Computed from" in styled[view.summary]

@@ -49,7 +49,7 @@ def ratings_svg(lb: Leaderboard, *, top: int | None = None) -> str:
     def x(v: float) -> float:
         return left + (v - lo) / (hi - lo) * (WIDTH - left - right)
 
-    parts = [f'<svg class="board-chart" viewBox="0 0 {WIDTH} {height}" role="img" '
+    parts = [f'<svg class="board-chart" width="100%" viewBox="0 0 {WIDTH} {height}" role="img" '
              f'aria-label="ratings with 95% intervals">']
     axis_y = top_pad + row_h * len(rows)
     for t in _ticks(lo, hi):
@@ -141,7 +141,7 @@ def history_svg(hist: History, models: Sequence[str]) -> str:
     def y(v: float) -> float:
         return top_pad + (hi - v) / (hi - lo) * (height - top_pad - bottom)
 
-    parts = [f'<svg class="board-chart" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="rating history">']
+    parts = [f'<svg class="board-chart" width="100%" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="rating history">']
     for tick in _ticks(lo, hi, 4):
         parts.append(f'<line class="grid" x1="{left}" x2="{WIDTH - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>'
                      f'<text class="tick" x="{left - 4}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:g}</text>')

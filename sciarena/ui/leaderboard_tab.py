@@ -46,12 +46,18 @@ recorded in votes. `python -m sciarena leaderboard --as-of DATE` prints the boar
 
 
 class LeaderboardTab:
-    def __init__(self, services: Services, *, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, services: Services, *, clock: Callable[[], float] | None = None,
+                 warm_style: bool = True) -> None:
         self.services = services
+        # The style-controlled fit takes seconds on 100k votes (the plain board tens of ms): after a
+        # plain board is computed, one background thread fits the style view of it, so the toggle
+        # finds it ready; a toggle before it ends waits for that same computation (the memo's lock).
+        self._warm_style = warm_style
+        self._warming: threading.Thread | None = None
         self.memo = BoardMemo()
         self._clock = clock or (lambda: datetime.now(timezone.utc).timestamp())
         self._files_dir: Path | None = None
-        self._dir_lock = threading.Lock()
+        self._lock = threading.Lock()
         self._stems = itertools.count()
 
     # ---- layout and wiring -------------------------------------------------------------------
@@ -91,6 +97,8 @@ class LeaderboardTab:
                                   lambda: self._shown(table, view_key, bool(style), rating))
         except LeaderboardInputError as err:
             return view.empty(f"The leaderboard cannot be computed yet: {err}")
+        if not style and self._warm_style:
+            self._warm(fp, table, view_key, rating)
         return {
             view.summary: shown.summary, view.view_select: gr.update(choices=choices, value=view_key),
             view.table: board_html.render_table(shown.rows, all_columns=bool(all_columns)),
@@ -132,6 +140,27 @@ class LeaderboardTab:
         except LeaderboardInputError as err:
             raise gr.Error(str(err)) from None
 
+    def _warm(self, fp: Any, table: Any, view_key: str, rating: str) -> None:
+        key = ("shown", view_key, True, rating)
+        with self._lock:
+            if self._warming is not None and self._warming.is_alive():
+                return  # one at a time: a busy arena must not start a fit per vote
+
+            def run() -> None:
+                try:
+                    self.memo.get(fp, key, lambda: self._shown(table, view_key, True, rating))
+                except LeaderboardInputError:
+                    pass  # the toggle will show the reason
+
+            self._warming = threading.Thread(target=run, name="board-style-warmup", daemon=True)
+            self._warming.start()
+
+    def wait_warm(self, timeout: float | None = None) -> None:
+        """Wait for the background style fit (tests, benchmarks)."""
+        thread = self._warming
+        if thread is not None:
+            thread.join(timeout)
+
     # ---- computed once per (votes, view) -----------------------------------------------------
     def _shown(self, table: Any, view_key: str, style: bool, rating: str) -> "_Shown":
         board = build_board(table, view_key, style=style, rating=rating)
@@ -172,7 +201,7 @@ class LeaderboardTab:
                 for s in specs}
 
     def _dir(self) -> Path:
-        with self._dir_lock:
+        with self._lock:
             if self._files_dir is None:
                 self._files_dir = Path(tempfile.mkdtemp(prefix="sciarena-board-"))
             return self._files_dir
