@@ -21,7 +21,7 @@ from sciarena.leaderboard.views import HeadToHead
 MIN_DECISIVE = 5  # fewer decisive battles than this: show the count "w–l", not a rate
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf")
-WIDTH = 420  # viewBox units; 12-unit text stays about 10 px on a 390 px phone
+WIDTH = 360  # viewBox units: 13-unit text is about 11 px on a 390 px phone (the chart spans ~300 px)
 
 
 def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
@@ -39,7 +39,7 @@ def ratings_svg(lb: Leaderboard, *, top: int | None = None) -> str:
     rows = lb.rows[:top] if top else lb.rows
     if not rows:
         return ""
-    left, right, row_h, top_pad = 130, 12, 20, 10
+    left, right, row_h, top_pad = 118, 12, 22, 10
     height = top_pad + row_h * len(rows) + 34
     lo = min(min(r.ci_lower, r.rating) for r in rows)
     hi = max(max(r.ci_upper, r.rating) for r in rows)
@@ -54,17 +54,17 @@ def ratings_svg(lb: Leaderboard, *, top: int | None = None) -> str:
     axis_y = top_pad + row_h * len(rows)
     for t in _ticks(lo, hi):
         parts.append(f'<line class="grid" x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top_pad}" y2="{axis_y}"/>'
-                     f'<text class="tick" x="{x(t):.1f}" y="{axis_y + 14}" text-anchor="middle">{t:g}</text>')
+                     f'<text class="tick" font-size="12" fill="currentColor" opacity="0.75" x="{x(t):.1f}" y="{axis_y + 14}" text-anchor="middle">{t:g}</text>')
     for k, r in enumerate(rows):
         y = top_pad + row_h * k + row_h / 2
-        name = r.model if len(r.model) <= 20 else r.model[:19] + "…"
+        name = r.model if len(r.model) <= 16 else r.model[:15] + "…"
         cls = "dot provisional" if r.provisional else "dot"
         parts.append(
-            f'<text class="label" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(name)}</text>'
+            f'<text class="label" font-size="13" fill="currentColor" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(name)}</text>'
             f'<line class="bar" x1="{x(r.ci_lower):.1f}" x2="{x(r.ci_upper):.1f}" y1="{y:.1f}" y2="{y:.1f}"/>'
             f'<circle class="{cls}" cx="{x(r.rating):.1f}" cy="{y:.1f}" r="4">'
             f'<title>{escape(r.model)}: {r.rating:.1f} ({r.ci_lower:.1f}–{r.ci_upper:.1f})</title></circle>')
-    parts.append(f'<text class="axis" x="{(left + WIDTH) / 2:.0f}" y="{height - 2}" text-anchor="middle">'
+    parts.append(f'<text class="axis" font-size="12" fill="currentColor" x="{(left + WIDTH) / 2:.0f}" y="{height - 2}" text-anchor="middle">'
                  f'Rating ({escape(lb.rating)}, 95% interval)</text></svg>')
     return "".join(parts)
 
@@ -128,7 +128,7 @@ def history_svg(hist: History, models: Sequence[str]) -> str:
     values = hist.ratings[:, idx]
     if not np.isfinite(values).any():
         return ""
-    left, right, top_pad, bottom, height = 40, 10, 8, 30, 260
+    left, right, top_pad, bottom, height = 40, 10, 8, 30, 240
     lo, hi = float(np.nanmin(values)), float(np.nanmax(values))
     pad = (hi - lo) * 0.05 or 10.0
     lo, hi = lo - pad, hi + pad
@@ -144,11 +144,11 @@ def history_svg(hist: History, models: Sequence[str]) -> str:
     parts = [f'<svg class="board-chart" width="100%" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="rating history">']
     for tick in _ticks(lo, hi, 4):
         parts.append(f'<line class="grid" x1="{left}" x2="{WIDTH - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>'
-                     f'<text class="tick" x="{left - 4}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:g}</text>')
+                     f'<text class="tick" font-size="12" fill="currentColor" opacity="0.75" x="{left - 4}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:g}</text>')
     for k in sorted({0, len(t) // 2, len(t) - 1}):
         label = datetime.fromtimestamp(t[k], timezone.utc).strftime("%Y-%m-%d")
         anchor = "start" if k == 0 else "end" if k == len(t) - 1 else "middle"
-        parts.append(f'<text class="tick" x="{x(t[k]):.1f}" y="{height - 12}" text-anchor="{anchor}">{label}</text>')
+        parts.append(f'<text class="tick" font-size="12" fill="currentColor" opacity="0.75" x="{x(t[k]):.1f}" y="{height - 12}" text-anchor="{anchor}">{label}</text>')
     legend = []
     for k, name in enumerate(models):
         colour = PALETTE[k % len(PALETTE)]

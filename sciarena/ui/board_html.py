@@ -16,6 +16,7 @@ CSS = """
 .board-wrap { overflow-x: auto; }
 .board-table { border-collapse: collapse; width: 100%; font-size: 0.88rem; }
 .board-table td.model { white-space: nowrap; }
+.board-table.compact { width: auto; min-width: 50%; }
 .board-table th { white-space: nowrap; word-break: keep-all; text-align: left; padding: 6px 8px;
                   border-bottom: 2px solid var(--border-color-primary); font-weight: 600; }
 .board-table td { padding: 5px 8px; border-bottom: 1px solid var(--border-color-primary);
@@ -31,9 +32,8 @@ CSS = """
          white-space: nowrap; }
 .board-legend { font-size: 0.85rem; color: var(--body-text-color-subdued); margin: 4px 0; }
 .swatch { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; vertical-align: middle; }
-.board-chart { width: 100%; max-width: 640px; height: auto; display: block; margin: 0 auto; }
-.board-chart text { fill: var(--body-text-color); font-size: 12px; }
-.board-chart .tick { fill: var(--body-text-color-subdued); font-size: 11px; }
+.board-chart { width: 100%; max-width: 520px; height: auto; display: block; margin: 0 auto;
+               color: var(--body-text-color); }
 .board-chart .grid { stroke: var(--border-color-primary); stroke-width: 0.6; }
 .board-chart .bar { stroke: #57606a; stroke-width: 1.5; }
 .board-chart .dot { fill: #1f6feb; }
@@ -125,5 +125,5 @@ def simple_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, numer
                    for r in rows)
     extra = "".join(f'<p class="board-legend">{escape(n)}</p>' for n in notes)
     lead = f"<p>{intro}</p>" if intro else ""
-    return (f'{lead}<div class="board-wrap all"><table class="board-table"><thead><tr>{head}</tr></thead>'
+    return (f'{lead}<div class="board-wrap all"><table class="board-table compact"><thead><tr>{head}</tr></thead>'
             f"<tbody>{body}</tbody></table></div>{extra}")
