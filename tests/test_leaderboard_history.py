@@ -97,3 +97,17 @@ def test_undated_votes_are_left_out_of_a_cutoff():
     with pytest.raises(LeaderboardInputError, match="no votes before"):
         as_of(table, parse_cutoff("2030-01-01"))
     assert rating_history(table) is None
+
+
+def test_as_of_says_how_many_undated_votes_it_left_out(capsys, votes, tmp_path):
+    lines = votes.read_text(encoding="utf-8").splitlines()
+    undated = [json.loads(line) for line in lines[:7]]
+    for k, record in enumerate(undated):
+        record.update(id=f"undated-{k}", timestamp=None)
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(lines + [json.dumps(r) for r in undated]) + "\n", encoding="utf-8")
+    assert main(["--votes", str(path), "--format", "json", "--min-battles", "0", "--bootstrap", "0",
+                 "--as-of", "2025-06-30"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["total_votes"] == 2 * PER_PHASE
+    assert "left out 7 vote(s) without a timestamp" in captured.err

@@ -120,3 +120,20 @@ def test_needs_ridge_detects_groups_that_never_met():
                      [5.0, 5.0, 0.0]])  # 0 > 1 > 2 > 0: a cycle, the MLE exists
     battles = np.full((3, 3), 5.0)
     assert needs_ridge(i, j, wins, battles, 3).tolist() == [False, True, False]
+
+
+def test_catalogue_release_and_licence_reach_the_board(tmp_path):
+    import json as _json
+
+    from sciarena.config import DEFAULT_CATALOGUE
+    from sciarena.providers.catalogue import CatalogueError, load_catalogue_files
+
+    shipped = {m.name: m for m in load_catalogue_files([DEFAULT_CATALOGUE]).models}
+    assert (shipped["o3"].release, shipped["o3"].licence) == ("2025-04", "Proprietary")
+    assert shipped["Qwen3-32B"].licence == "Apache-2.0" and shipped["Qwen3-32B"].open_weights
+    assert shipped["DeepSeek-V3"].licence is None  # not known for certain: unknown, not guessed
+    bad = tmp_path / "models.json"
+    bad.write_text(_json.dumps({"version": 1, "models": [
+        {"name": "x", "provider": "offline", "model_id": "x", "offline": True, "licence": 3}]}))
+    with pytest.raises(CatalogueError, match="'licence' must be a non-empty string or null"):
+        load_catalogue_files([bad])

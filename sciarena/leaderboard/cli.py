@@ -137,7 +137,10 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
                            token=_hub_token(args.votes), cache_dir=getattr(args, "cache_dir", None))
         as_of = getattr(args, "as_of", None)
         if as_of:
-            table = history.as_of(table, history.parse_cutoff(as_of)).table
+            cut = history.as_of(table, history.parse_cutoff(as_of))
+            table = cut.table
+            if cut.undated:
+                print(f"sciarena leaderboard: --as-of left out {cut.undated} vote(s) without a timestamp", file=err)
         lb = compute_leaderboard(
             table, bootstrap=args.bootstrap, seed=args.seed, min_battles=args.min_battles,
             by=by, method=args.method, k=args.k, style=args.style or (), anchor=args.anchor,
