@@ -89,7 +89,7 @@ class LeaderboardTab:
             return view.empty("No votes yet. Votes appear here as soon as battles are voted on.")
         fp = fingerprint(files)
         try:
-            table = self.memo.get(fp, "table", lambda: load_votes(files, strict=False))
+            table = self.memo.get(fp, ("table", False), lambda: load_votes(files, strict=False))
             choices = view_choices(table)
             if view_key not in {key for _, key in choices}:
                 view_key = OVERALL
