@@ -39,7 +39,7 @@ def ratings_svg(lb: Leaderboard, *, top: int | None = None) -> str:
     rows = lb.rows[:top] if top else lb.rows
     if not rows:
         return ""
-    left, right, row_h, top_pad = 118, 12, 22, 10
+    left, right, row_h, top_pad = 150, 12, 22, 10
     height = top_pad + row_h * len(rows) + 34
     lo = min(min(r.ci_lower, r.rating) for r in rows)
     hi = max(max(r.ci_upper, r.rating) for r in rows)
@@ -57,10 +57,10 @@ def ratings_svg(lb: Leaderboard, *, top: int | None = None) -> str:
                      f'<text class="tick" font-size="12" fill="currentColor" opacity="0.75" x="{x(t):.1f}" y="{axis_y + 14}" text-anchor="middle">{t:g}</text>')
     for k, r in enumerate(rows):
         y = top_pad + row_h * k + row_h / 2
-        name = r.model if len(r.model) <= 16 else r.model[:15] + "…"
+        name = r.model if len(r.model) <= 20 else r.model[:19] + "…"  # the full name is in the tooltip
         cls = "dot provisional" if r.provisional else "dot"
         parts.append(
-            f'<text class="label" font-size="13" fill="currentColor" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(name)}</text>'
+            f'<text class="label" font-size="12" fill="currentColor" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(name)}</text>'
             f'<line class="bar" x1="{x(r.ci_lower):.1f}" x2="{x(r.ci_upper):.1f}" y1="{y:.1f}" y2="{y:.1f}"/>'
             f'<circle class="{cls}" cx="{x(r.rating):.1f}" cy="{y:.1f}" r="4">'
             f'<title>{escape(r.model)}: {r.rating:.1f} ({r.ci_lower:.1f}–{r.ci_upper:.1f})</title></circle>')

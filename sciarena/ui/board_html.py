@@ -32,7 +32,7 @@ CSS = """
          white-space: nowrap; }
 .board-legend { font-size: 0.85rem; color: var(--body-text-color-subdued); margin: 4px 0; }
 .swatch { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; vertical-align: middle; }
-.board-chart { width: 100%; max-width: 520px; height: auto; display: block; margin: 0 auto;
+.board-chart { width: 100%; max-width: 460px; height: auto; display: block; margin: 0 auto;
                color: var(--body-text-color); }
 .board-chart .grid { stroke: var(--border-color-primary); stroke-width: 0.6; }
 .board-chart .bar { stroke: #57606a; stroke-width: 1.5; }

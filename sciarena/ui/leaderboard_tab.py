@@ -179,7 +179,8 @@ class LeaderboardTab:
             " up to " + datetime.fromtimestamp(board.last_vote, timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
         now = datetime.fromtimestamp(self._clock(), timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
         shown = "bootstrap mean of 100 rounds" if rating == "bootstrap-mean" else "point estimate (fitted coefficient)"
-        text = (f"Computed from **{lb.total_votes:,} votes**{up_to}, at {now}. {len(lb.rows)} models "
+        votes = f"{lb.total_votes:,} vote" + ("" if lb.total_votes == 1 else "s")
+        text = (f"Computed from **{votes}**{up_to}, at {now}. {len(lb.rows)} models "
                 f"({', '.join(f'{k} {v:,}' for k, v in lb.outcomes.items())}). "
                 f"Rating shown: **{shown}**; 95% CI: 2.5–97.5 bootstrap percentiles.")
         if board.view != OVERALL:
