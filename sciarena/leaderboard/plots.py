@@ -39,7 +39,8 @@ def ratings_svg(lb: Leaderboard, *, top: int | None = None) -> str:
     rows = lb.rows[:top] if top else lb.rows
     if not rows:
         return ""
-    left, right, row_h, top_pad = 150, 12, 22, 10
+    longest = max(min(len(r.model), 20) for r in rows)
+    left, right, row_h, top_pad = min(150, 16 + int(6.6 * longest)), 12, 22, 10  # room for the names
     height = top_pad + row_h * len(rows) + 34
     lo = min(min(r.ci_lower, r.rating) for r in rows)
     hi = max(max(r.ci_upper, r.rating) for r in rows)
@@ -64,7 +65,7 @@ def ratings_svg(lb: Leaderboard, *, top: int | None = None) -> str:
             f'<line class="bar" x1="{x(r.ci_lower):.1f}" x2="{x(r.ci_upper):.1f}" y1="{y:.1f}" y2="{y:.1f}"/>'
             f'<circle class="{cls}" cx="{x(r.rating):.1f}" cy="{y:.1f}" r="4">'
             f'<title>{escape(r.model)}: {r.rating:.1f} ({r.ci_lower:.1f}–{r.ci_upper:.1f})</title></circle>')
-    parts.append(f'<text class="axis" font-size="12" fill="currentColor" x="{(left + WIDTH) / 2:.0f}" y="{height - 2}" text-anchor="middle">'
+    parts.append(f'<text class="axis" font-size="12" fill="currentColor" x="{WIDTH / 2:.0f}" y="{height - 2}" text-anchor="middle">'
                  f'Rating ({escape(lb.rating)}, 95% interval)</text></svg>')
     return "".join(parts)
 

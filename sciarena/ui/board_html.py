@@ -3,6 +3,9 @@ and columns that step aside on a phone (the "All columns" toggle brings them bac
 
 Gradio's Dataframe cannot colour a row, put a badge beside a name or drop columns by screen
 width, so the tab renders this table itself; the CSV download carries the same rows.
+``gradio_leaderboard`` (a Dataframe with search, filters and a column picker) was not taken:
+its last release predates Gradio 6, it would add a dependency for a table of a few dozen
+models, and it inherits the Dataframe's limits above (no row highlight, badge, phone layout).
 """
 
 from __future__ import annotations
