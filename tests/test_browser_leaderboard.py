@@ -91,6 +91,12 @@ def test_views_style_history_and_csv_in_the_page(browser, arena, width, height):
     page.wait_for_function("() => (document.querySelector('#leaderboard-table')?.innerText || '').includes('SC rating')",
                            timeout=60_000)
     assert "γ" in page.locator("#board-style-info").inner_text()
+    frame = page.locator("#leaderboard-table .board-wrap").bounding_box()
+    for cell in ("SC rating", "Rating"):  # both ratings with their intervals, without scrolling sideways
+        box = table.locator("th", has_text=cell).first.bounding_box()
+        assert box and box["x"] + box["width"] <= min(width, frame["x"] + frame["width"]) + 0.5, cell
+    first_row = table.locator("tbody tr").first.inner_text()
+    assert first_row.count("–") >= 2, first_row  # the plain and the style-controlled interval are shown
     page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}-style.png"), full_page=True)
 
     page.locator("#board-history button").first.click()

@@ -33,6 +33,7 @@ CSS = """
 .badge { display: inline-block; font-size: 0.72rem; padding: 0 6px; margin-left: 4px; border-radius: 9px;
          border: 1px solid var(--border-color-primary); color: var(--body-text-color-subdued);
          white-space: nowrap; }
+.ci-inline { display: none; }
 .board-legend { font-size: 0.85rem; color: var(--body-text-color-subdued); margin: 4px 0; }
 .swatch { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; vertical-align: middle; }
 .board-chart { width: 100%; max-width: 460px; height: auto; display: block; margin: 0 auto;
@@ -54,6 +55,9 @@ CSS = """
 .board-matrix td.empty { background: transparent; }
 @media (max-width: 700px) {
   .board-wrap:not(.all) .x { display: none; }
+  /* two ratings and two intervals do not fit side by side: each interval goes under its rating */
+  .board-wrap.styled:not(.all) .ci { display: none; }
+  .board-wrap.styled:not(.all) .ci-inline { display: block; font-size: 0.72rem; opacity: 0.8; }
   .board-table { font-size: 0.8rem; }
   .board-table td.model { white-space: normal; min-width: 4.5em; }
   .board-table th, .board-table td { padding: 3px 4px; }
@@ -73,6 +77,11 @@ def _text(value: Any) -> str:
     return DASH if value in (None, "") else escape(str(value))
 
 
+def _inline_ci(lo: float | None, hi: float | None) -> str:
+    """The interval under the rating: shown only on a phone with style control on (see CSS)."""
+    return f'<small class="ci-inline">{_ci(lo, hi)}</small>'
+
+
 def _kind(open_weights: bool | None) -> str:
     return DASH if open_weights is None else ("Open" if open_weights else "Proprietary")
 
@@ -85,14 +94,15 @@ def render_table(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False
         ("Rank", "num", lambda r: str(r["rank"])),
         ("Model", "model", lambda r: escape(r["model"])
          + (' <span class="badge" title="fewer than 100 battles">provisional</span>' if r["provisional"] else "")),
-        ("Rating", "num", lambda r: _rating(r["rating"])),
-        ("95% CI", "num", lambda r: _ci(r["ci_lower"], r["ci_upper"])),
+        ("Rating", "num", lambda r: _rating(r["rating"]) + _inline_ci(r["ci_lower"], r["ci_upper"])),
+        ("95% CI", "num ci", lambda r: _ci(r["ci_lower"], r["ci_upper"])),
     ]
     if styled:
         columns += [
             ("SC rank", "num x", lambda r: _text(r["style_rank"])),
-            ("SC rating", "num", lambda r: _rating(r["style_rating"])),
-            ("SC 95% CI", "num x", lambda r: _ci(r["style_ci_lower"], r["style_ci_upper"])),
+            ("SC rating", "num", lambda r: _rating(r["style_rating"])
+             + _inline_ci(r["style_ci_lower"], r["style_ci_upper"])),
+            ("SC 95% CI", "num ci", lambda r: _ci(r["style_ci_lower"], r["style_ci_upper"])),
         ]
     columns += [
         ("Battles", "num x", lambda r: f"{r['battles']:,}"),
@@ -112,7 +122,7 @@ def render_table(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False
     legend = ('<div class="board-legend"><span class="swatch" style="background:#8250df"></span>proprietary'
               '<span class="swatch" style="background:#2da44e"></span>open weights'
               + ('; SC = style-controlled' if styled else '') + '</div>')
-    wrap = "board-wrap all" if all_columns else "board-wrap"
+    wrap = "board-wrap" + (" all" if all_columns else "") + (" styled" if styled else "")
     return (f'{legend}<div class="{wrap}"><table class="board-table"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')
 
