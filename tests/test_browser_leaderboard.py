@@ -7,6 +7,7 @@ Screenshots land in test-artifacts/leaderboard-*.png for a person to look at.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import subprocess
@@ -22,6 +23,9 @@ from sciarena.leaderboard.synthetic import simulate, write_jsonl
 from test_browser import ARTIFACTS, browser  # noqa: F401  (the module-scoped Chromium fixture)
 
 pytestmark = [pytest.mark.slow]
+# catalogue entries, weakest to strongest in the synthetic votes: proprietary and open weights mixed
+MODELS = ("o3", "Qwen3-32B", "Claude 4 Sonnet", "DeepSeek-R1", "Gemini 2.5 Pro", "Llama-4 Maverick",
+          "GPT-4.1", "GLM 4.5")
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +35,7 @@ def arena(tmp_path_factory):
     shard.parent.mkdir(parents=True)
     table = simulate(np.linspace(850, 1150, 8), 3000, seed=3, length_effect=0.4,
                      verbosity=np.linspace(-0.3, 0.3, 8))
-    write_jsonl(table, shard)
+    write_jsonl(dataclasses.replace(table, models=MODELS), shard)  # catalogue models: facts fill the columns
     with running_arena(data) as running:
         yield running
 
@@ -58,8 +62,9 @@ def test_views_style_history_and_csv_in_the_page(browser, arena, width, height):
     page.goto(arena.url, wait_until="domcontentloaded")
     page.get_by_role("tab", name="Leaderboard").click()
     table = page.locator("#leaderboard-table")
-    page.wait_for_function("() => (document.querySelector('#leaderboard-table')?.innerText || '').includes('model-07')",
+    page.wait_for_function("() => (document.querySelector('#leaderboard-table')?.innerText || '').includes('GLM 4.5')",
                            timeout=30_000)
+    assert table.locator("tr.prop").count() == 4 and table.locator("tr.open").count() == 4
     summary = page.locator("#leaderboard-summary").inner_text()
     assert "Computed from 3,000 votes up to 2025-06-" in summary and "bootstrap mean" in summary
     page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}-overall.png"), full_page=True)
@@ -111,6 +116,7 @@ def test_views_style_history_and_csv_in_the_page(browser, arena, width, height):
     with page.expect_download(timeout=20_000) as download:
         page.locator("#board-csv").click()
     rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text(encoding="utf-8"))))
-    assert sorted(r["Model"] for r in rows) == [f"model-{i:02d}" for i in range(8)]
+    assert sorted(r["Model"] for r in rows) == sorted(MODELS)
+    assert rows[0]["Model"] == "GLM 4.5" and rows[0]["Licence"] == "MIT" and rows[0]["Open weights"] == "yes"
     assert rows[0]["Style-controlled rating"] and float(rows[0]["Rating"]) > 1000
     page.close()

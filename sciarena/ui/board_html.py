@@ -57,7 +57,10 @@ CSS = """
   .board-wrap:not(.all) .x { display: none; }
   /* two ratings and two intervals do not fit side by side: each interval goes under its rating */
   .board-wrap.styled:not(.all) .ci { display: none; }
-  .board-wrap.styled:not(.all) .ci-inline { display: block; font-size: 0.72rem; opacity: 0.8; }
+  .board-wrap.styled:not(.all) .ci-inline { display: block; font-size: 0.68rem; opacity: 0.8; }
+  .board-wrap.styled:not(.all) .board-table { font-size: 0.76rem; }
+  .board-wrap.styled:not(.all) .board-table td.model { min-width: 0; }
+  .board-wrap.styled:not(.all) .board-table th, .board-wrap.styled:not(.all) .board-table td { padding: 3px; }
   .board-table { font-size: 0.8rem; }
   .board-table td.model { white-space: normal; min-width: 4.5em; }
   .board-table th, .board-table td { padding: 3px 4px; }
