@@ -9,6 +9,12 @@ machine still holds the last few shards, two of them longer than their Hub copy 
 written since the last push). ``VoteSource`` mirrors the Hub shards into a cache folder and
 hands the leaderboard each shard once (the longer copy), so nothing is counted twice.
 
+Then the Leaderboard tab itself (``LeaderboardTab.refresh``, the memo keyed by the files'
+fingerprint): the first load after a change of the votes (the vote table and the board are
+computed), a load with nothing changed (a lookup), a switch to a discipline and to a category,
+style control on, and 16 concurrent loads; the reference is the old tab's load (load_votes +
+compute_leaderboard on every load) run in the same process.
+
 Figures: the one-off mirror download; ``VoteSource.files()`` between refreshes and with a
 refresh (one tree listing, nothing changed); ``load_votes`` cold (no columnar cache) and
 warm; ``compute_leaderboard`` (100 bootstrap rounds); the page load = files + warm load +
@@ -128,10 +134,53 @@ def run(args: argparse.Namespace, work: Path) -> None:
     print(f"compute_leaderboard (BT + 100 bootstrap rounds): {t_compute * 1e3:.0f} ms; {len(board.rows)} models")
     print(f"page load (files + warm load + compute): {page * 1e3:.0f} ms")
 
+    tab_benchmark(source, files, table)
+
     t_ref, records = timed(lambda: read_records(files))
     assert len(records) == args.votes
     print(f"reference, read_records (json parse + dedupe by id): {t_ref:.2f} s "
           f"-> warm load is {t_ref / t_warm:.0f}x faster, page load {t_ref / page:.1f}x faster than the parse alone")
+
+
+def tab_benchmark(source: VoteSource, files: list, table) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+    from types import SimpleNamespace
+
+    import gradio as gr
+
+    from sciarena.ui.leaderboard_tab import LeaderboardTab
+
+    services = SimpleNamespace(votes=SimpleNamespace(files=lambda: files), pool=SimpleNamespace(active=(), inactive=()))
+    tab = LeaderboardTab(services)  # type: ignore[arg-type]
+    with gr.Blocks():
+        view = tab.build()
+    t_old, _ = timed(lambda: compute_leaderboard(load_votes(files, cache=True), bootstrap=100, seed=0), repeat=2)
+    t_first, _ = timed(lambda: tab.refresh(view))
+    t_wait, _ = timed(tab.wait_warm)  # the background style fit started by that first load
+    t_again, _ = timed(lambda: tab.refresh(view), repeat=5)
+    discipline = "subject:" + table.subjects[0]
+    category = "question_type:" + table.question_types[0] if table.question_types else discipline
+    t_disc, _ = timed(lambda: tab.refresh(view, discipline))
+    t_cat, _ = timed(lambda: tab.refresh(view, category))
+    t_disc_again, _ = timed(lambda: tab.refresh(view, discipline), repeat=3)
+    t_style, _ = timed(lambda: tab.refresh(view, "overall", True))
+    cold = LeaderboardTab(services, warm_style=False)  # type: ignore[arg-type]
+    with gr.Blocks():
+        cold_view = cold.build()
+    cold.refresh(cold_view)
+    t_style_cold, _ = timed(lambda: cold.refresh(cold_view, "overall", True))
+    with ThreadPoolExecutor(16) as pool:
+        t_16, _ = timed(lambda: list(pool.map(lambda _: tab.refresh(view), range(16))))
+    print(f"old tab load (load_votes + compute on every load), reference: {t_old * 1e3:.0f} ms")
+    print(f"tab first load after a change of the votes: {t_first * 1e3:.0f} ms "
+          f"({t_old / t_first:.1f}x the reference speed); load with nothing changed: {t_again * 1e3:.1f} ms "
+          f"({t_old / t_again:.0f}x)")
+    print(f"view switch, first time: discipline {t_disc * 1e3:.0f} ms, category {t_cat * 1e3:.0f} ms; "
+          f"again: {t_disc_again * 1e3:.1f} ms")
+    print(f"style control on, after the background fit: {t_style * 1e3:.1f} ms; the background fit went on "
+          f"{t_wait:.2f} s after the first load returned; without it (cold) the toggle takes {t_style_cold:.2f} s")
+    print(f"16 concurrent loads, nothing changed: {t_16 * 1e3:.0f} ms in all; "
+          f"computations run in the whole tab benchmark: {tab.memo.computed}")
 
 
 if __name__ == "__main__":

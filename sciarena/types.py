@@ -148,6 +148,8 @@ class ModelSpec:
     price_input_per_m: float | None = None  # USD per million input tokens
     price_output_per_m: float | None = None
     offline: bool = False  # a local algorithm, not a language model: labelled as such
+    release: str | None = None  # "YYYY-MM" (or YYYY-MM-DD) when the catalogue knows it
+    licence: str | None = None  # e.g. "Apache-2.0", "Proprietary"; None when not known for certain
 
 
 @dataclass(frozen=True)

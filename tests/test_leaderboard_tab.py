@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import csv
+import threading
+
 import gradio as gr
 
 from sciarena.arena import ArenaSession, Ballot
 from sciarena.ui.leaderboard_tab import LeaderboardTab
 
 
-def built(services):
-    tab = LeaderboardTab(services)
+def built(services, **kwargs):
+    tab = LeaderboardTab(services, **kwargs)
     with gr.Blocks():
         view = tab.build()
     return tab, view
+
+
+def vote(services, choices, question="How does attention work?"):
+    for choice in choices:
+        battle = list(services.arena.start_battle(question))[-1].battle
+        services.arena.vote(ArenaSession(battle=battle), Ballot(choice=choice, consent=True))
 
 
 def test_no_votes_is_a_friendly_empty_state(scripted, make_services):
@@ -22,18 +31,92 @@ def test_no_votes_is_a_friendly_empty_state(scripted, make_services):
     updates = tab.refresh(view)
     assert set(updates) == set(view.outputs)
     assert "No votes yet" in updates[view.summary]
-    assert updates[view.table].empty and updates[view.ratings_plot] is None
+    assert updates[view.table] == "" and updates[view.ratings_plot] == ""
 
 
-def test_stored_votes_fill_the_summary_table_and_plots(scripted, make_services):
+def test_stored_votes_fill_the_summary_table_plots_and_downloads(scripted, make_services):
     scripted.add("alpha", "Alpha [1].")
     scripted.add("beta", "Beta [1].")
     services = make_services()
-    for choice in ("A", "B", "tie"):
-        battle = list(services.arena.start_battle("How does attention work?"))[-1].battle
-        services.arena.vote(ArenaSession(battle=battle), Ballot(choice=choice, consent=True))
-    tab, view = built(services)
+    vote(services, ("A", "B", "tie"))
+    tab, view = built(services, clock=lambda: 1_800_000_000.0)
     updates = tab.refresh(view)
-    assert updates[view.summary].startswith("**3 votes** over 2 models")
-    assert sorted(updates[view.table]["Model"]) == ["ALPHA (provisional)", "BETA (provisional)"]
-    assert updates[view.ratings_plot] is not None and updates[view.win_plot] is not None
+    assert set(updates) == set(view.outputs)
+    summary = updates[view.summary]
+    assert summary.startswith("Computed from **3 votes** up to ")
+    assert "at 2027-01-15 08:00:00 UTC" in summary and "bootstrap mean" in summary
+    html = updates[view.table]
+    assert "ALPHA" in html and "BETA" in html and html.count('class="badge"') == 2  # both provisional
+    assert "(provisional)" not in html
+    assert updates[view.ratings_plot].startswith("<svg") and "ALPHA" in updates[view.ratings_plot]
+    assert "<table" in updates[view.win_plot] and "<table" in updates[view.battles_plot]
+    with open(updates[view.csv], encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert sorted(r["Model"] for r in rows) == ["ALPHA", "BETA"]
+    assert {r["Provisional"] for r in rows} == {"yes"}
+
+
+def test_a_new_vote_is_on_the_board_at_the_next_load_and_not_recomputed_before(scripted, make_services):
+    scripted.add("alpha", "Alpha [1].")
+    scripted.add("beta", "Beta [1].")
+    services = make_services()
+    vote(services, ("A", "B"))
+    tab, view = built(services, warm_style=False)
+    first = tab.refresh(view)
+    computed = tab.memo.computed
+    again = tab.refresh(view)
+    assert tab.memo.computed == computed and again[view.summary] == first[view.summary]
+    vote(services, ("tie",))
+    after = tab.refresh(view)
+    assert "**3 votes**" in after[view.summary] and tab.memo.computed > computed
+
+
+def test_concurrent_loads_compute_once(scripted, make_services):
+    scripted.add("alpha", "Alpha [1].")
+    scripted.add("beta", "Beta [1].")
+    services = make_services()
+    vote(services, ("A", "B", "A"))
+    tab, view = built(services, warm_style=False)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(tab.refresh(view)[view.summary])) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(results)) == 1 and len(results) == 8
+    assert tab.memo.computed == 2  # the vote table and the one shown board
+
+
+def test_style_control_and_point_rating_and_views(scripted, make_services):
+    scripted.add("alpha", "Alpha [1] is long and cites [2].")
+    scripted.add("beta", "Beta [1].")
+    services = make_services()
+    vote(services, ("A", "B", "A", "tie", "A"))
+    tab, view = built(services)
+    styled = tab.refresh(view, "overall", True, "point")
+    assert "SC rating" in styled[view.table]
+    assert "γ" in styled[view.style_info] or "no style feature" in styled[view.style_info]
+    assert "point estimate" in styled[view.summary]
+    choices = styled[view.view_select]["choices"]
+    assert choices[0] == ("Overall", "overall") and len(choices) > 1
+    other = tab.refresh(view, choices[1][1])
+    assert other[view.view_select]["value"] == choices[1][1]
+    assert "View: votes of" in other[view.summary]
+    unknown = tab.refresh(view, "subject:Nowhere")
+    assert unknown[view.view_select]["value"] == "overall"
+
+
+
+
+def test_the_style_view_is_fitted_in_the_background_after_a_plain_load(scripted, make_services):
+    scripted.add("alpha", "Alpha [1] is long and cites [2].")
+    scripted.add("beta", "Beta [1].")
+    services = make_services()
+    vote(services, ("A", "B", "A", "tie"))
+    tab, view = built(services)
+    tab.refresh(view)
+    tab.wait_warm(60)
+    computed = tab.memo.computed
+    assert computed == 3  # table, plain board, style board
+    styled = tab.refresh(view, "overall", True)
+    assert tab.memo.computed == computed and "Computed from" in styled[view.summary]

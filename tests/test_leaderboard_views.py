@@ -1,9 +1,11 @@
-"""Head-to-head matrices, display rows with cost, and figures."""
+"""Head-to-head matrices, board rows with catalogue facts and cost, the HTML table, views and charts."""
 
 from __future__ import annotations
 
+import csv
 import io
 import math
+import re
 
 import numpy as np
 import pytest
@@ -11,7 +13,10 @@ import pytest
 from sciarena.leaderboard import compute_leaderboard, table_from_arrays
 from sciarena.leaderboard.bradley_terry import needs_ridge
 from sciarena.leaderboard.synthetic import simulate
-from sciarena.leaderboard.views import cost_per_100_calls, head_to_head, mean_tokens, table_rows
+from sciarena.errors import LeaderboardInputError
+from sciarena.leaderboard.board import ModelFacts, board_rows, build_board, rows_csv, select_view, view_choices
+from sciarena.leaderboard.views import cost_per_100_calls, head_to_head, mean_tokens
+from sciarena.ui.board_html import render_table
 
 
 def small_table():
@@ -38,14 +43,24 @@ def test_cost_and_mean_tokens():
     tokens = mean_tokens(small_table())
     # x is side a three times (1000 in, 300 out) and side b twice (2000 in, 500 out)
     assert tokens["x"] == pytest.approx((1400.0, 380.0))
-    lb = compute_leaderboard(simulate([100, 0, -100], 600), bootstrap=10, by=("subject",))
-    rows = table_rows(lb, prices={"model-00": (2.0, 8.0)},
-                      tokens={"model-00": (1000.0, 300.0), "model-01": (10.0, 10.0)})
+    table = simulate([100, 0, -100], 600)
+    n = table.n_votes
+    table = table.__class__(**{**table.__dict__, "features": {
+        **table.features, "input_tokens": np.full((n, 2), 1000.0), "output_tokens": np.full((n, 2), 300.0)}})
+    facts = {"model-00": ModelFacts("Org", True, "2025-04", "MIT", 2.0, 8.0), "model-01": ModelFacts("Other", False)}
+    rows = board_rows(build_board(table, bootstrap=10), facts)
     first = rows[0]
-    assert first["Model"] == "model-00" and first["Cost / 100 calls"] == pytest.approx(0.44)
-    assert rows[1]["Cost / 100 calls"] is None  # no price
-    assert set(lb.groups["subject"]) <= set(first)
-    assert "Cost / 100 calls" not in table_rows(lb)[0]
+    assert first["model"] == "model-00" and first["cost_per_100_calls"] == pytest.approx(0.44)
+    assert (first["organisation"], first["open_weights"], first["release"], first["licence"]) == \
+        ("Org", True, "2025-04", "MIT")
+    assert rows[1]["cost_per_100_calls"] is None and rows[1]["licence"] is None  # no price, no licence
+    assert rows[2]["open_weights"] is None  # not in the catalogue
+    html = render_table(rows)
+    assert html.count('class="open"') == 1 and html.count('class="prop"') == 1
+    assert "$0.440" in html and "—" in html
+    back = list(csv.DictReader(io.StringIO(rows_csv(rows))))
+    assert back[0]["Model"] == "model-00" and back[0]["Cost / 100 calls (USD)"] == "0.4400"
+    assert back[1]["Licence"] == "" and float(back[0]["Rating"]) == round(first["rating"], 1)
 
 
 def test_provisional_marked_in_rows():
@@ -55,28 +70,44 @@ def test_provisional_marked_in_rows():
     lb = compute_leaderboard(table, bootstrap=0, by=())
     flags = {r.model: r.provisional for r in lb.rows}
     assert flags == {"model-00": False, "model-01": False, "model-02": False, "model-03": True}
-    rows = table_rows(lb)
-    assert [r["Model"].endswith("(provisional)") for r in rows] == [r.provisional for r in lb.rows]
+    html = render_table(board_rows(build_board(table, bootstrap=0), {}))
+    assert "(provisional)" not in html and html.count('class="badge"') == 1
+    assert re.search(r"model-03 <span class=\"badge\"", html)
 
 
-def test_figures_render_without_pyplot():
-    from matplotlib.figure import Figure
+def test_views_fit_only_their_votes():
+    table = simulate([100, 0, -100], 900, seed=2)
+    choices = dict((key, label) for label, key in view_choices(table))
+    assert next(iter(choices)) == "overall"
+    key = next(k for k in choices if k.startswith("subject:"))
+    sub = select_view(table, key)
+    name = key.split(":", 1)[1]
+    assert sub.n_votes == int((table.subject == table.subjects.index(name)).sum()) < table.n_votes
+    assert f"({sub.n_votes:,} votes)" in choices[key]
+    assert build_board(table, key, bootstrap=0).plain.total_votes == sub.n_votes
+    assert any(k.startswith("question_type:") for k in choices)
+    with pytest.raises(LeaderboardInputError):
+        select_view(table, "subject:Astrology")
 
-    from sciarena.leaderboard.plots import ratings_figure, win_rate_figure
+
+def test_charts_are_svg_and_html_best_first_with_counts_in_cells():
+    from sciarena.leaderboard.plots import MIN_DECISIVE, battle_count_html, ratings_svg, win_rate_html
 
     table = simulate(np.linspace(-100, 100, 6), 1500)
     lb = compute_leaderboard(table, bootstrap=20)
-    fig = ratings_figure(lb)
-    assert isinstance(fig, Figure)
-    ax = fig.axes[0]
-    by_height = sorted(zip(ax.get_yticks(), (t.get_text() for t in ax.get_yticklabels())),
-                       reverse=True)
-    assert [name for _, name in by_height] == [r.model for r in lb.rows]  # best on top
-    heat = win_rate_figure(head_to_head(table, [r.model for r in lb.rows]))
-    for figure in (fig, heat):
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png")
-        assert buffer.getvalue().startswith(b"\x89PNG")
+    svg = ratings_svg(lb)
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    positions = [svg.index(f">{r.model}</text>") for r in lb.rows]
+    assert positions == sorted(positions)  # drawn best first, top to bottom
+    h2h = head_to_head(table, [r.model for r in lb.rows])
+    heat = win_rate_html(h2h)
+    won, lost = int(h2h.wins[0, 1]), int(h2h.wins[1, 0])
+    assert f"{won / (won + lost):.2f}<small>{won + lost}</small>" in heat
+    assert f"{int(h2h.battles[0, 1]):,}</td>" in battle_count_html(h2h)
+    few = head_to_head(table.subset(np.arange(table.n_votes) < 12))  # a handful of battles per pair
+    cell = win_rate_html(few)
+    assert 'class="few"' in cell
+    assert not [n for n in re.findall(r"<small>(\d+)</small>", cell) if int(n) < MIN_DECISIVE]
 
 
 def test_needs_ridge_detects_groups_that_never_met():
@@ -89,3 +120,20 @@ def test_needs_ridge_detects_groups_that_never_met():
                      [5.0, 5.0, 0.0]])  # 0 > 1 > 2 > 0: a cycle, the MLE exists
     battles = np.full((3, 3), 5.0)
     assert needs_ridge(i, j, wins, battles, 3).tolist() == [False, True, False]
+
+
+def test_catalogue_release_and_licence_reach_the_board(tmp_path):
+    import json as _json
+
+    from sciarena.config import DEFAULT_CATALOGUE
+    from sciarena.providers.catalogue import CatalogueError, load_catalogue_files
+
+    shipped = {m.name: m for m in load_catalogue_files([DEFAULT_CATALOGUE]).models}
+    assert (shipped["o3"].release, shipped["o3"].licence) == ("2025-04", "Proprietary")
+    assert shipped["Qwen3-32B"].licence == "Apache-2.0" and shipped["Qwen3-32B"].open_weights
+    assert shipped["DeepSeek-V3"].licence is None  # not known for certain: unknown, not guessed
+    bad = tmp_path / "models.json"
+    bad.write_text(_json.dumps({"version": 1, "models": [
+        {"name": "x", "provider": "offline", "model_id": "x", "offline": True, "licence": 3}]}))
+    with pytest.raises(CatalogueError, match="'licence' must be a non-empty string or null"):
+        load_catalogue_files([bad])

@@ -14,7 +14,8 @@ from typing import Sequence, TextIO
 
 from sciarena.argtypes import positive_number, whole_number
 from sciarena.errors import SciArenaError
-from sciarena.leaderboard.compute import GROUP_KEYS, METHODS, Leaderboard, compute_leaderboard, to_json
+from sciarena.leaderboard.compute import GROUP_KEYS, METHODS, RATINGS, Leaderboard, compute_leaderboard, to_json
+from sciarena.leaderboard import history
 from sciarena.leaderboard.elo import DEFAULT_K
 from sciarena.leaderboard.table import load_votes
 from sciarena.leaderboard.style import STYLE_FEATURES
@@ -67,6 +68,12 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="control for these style features (Bradley–Terry only)")
     parser.add_argument("--anchor", type=_anchor, default=None, metavar="MODEL=RATING",
                         help="shift ratings so MODEL has RATING (default: mean 1000)")
+    parser.add_argument("--rating", choices=RATINGS, default="bootstrap-mean",
+                        help="shown rating: bootstrap-mean (the authors' code, default) or point "
+                             "(the fitted coefficient, as the paper defines it); the CI is the same")
+    parser.add_argument("--as-of", default=None, metavar="DATE",
+                        help="the board as it stood: only votes up to the end of DATE (YYYY-MM-DD, UTC) "
+                             "or up to an ISO time; votes without a timestamp are left out")
     parser.add_argument("--no-cache", action="store_true",
                         help="parse JSON lines files afresh, without the columnar copy")
     parser.add_argument("--cache-dir", default=None, metavar="DIR",
@@ -128,9 +135,16 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     try:
         table = load_votes(args.votes, cache=not getattr(args, "no_cache", False), texts=bool(args.style),
                            token=_hub_token(args.votes), cache_dir=getattr(args, "cache_dir", None))
+        as_of = getattr(args, "as_of", None)
+        if as_of:
+            cut = history.as_of(table, history.parse_cutoff(as_of))
+            table = cut.table
+            if cut.undated:
+                print(f"sciarena leaderboard: --as-of left out {cut.undated} vote(s) without a timestamp", file=err)
         lb = compute_leaderboard(
             table, bootstrap=args.bootstrap, seed=args.seed, min_battles=args.min_battles,
-            by=by, method=args.method, k=args.k, style=args.style or (), anchor=args.anchor)
+            by=by, method=args.method, k=args.k, style=args.style or (), anchor=args.anchor,
+            rating=getattr(args, "rating", "bootstrap-mean"))
     except SciArenaError as error:
         print(f"sciarena leaderboard: {error}", file=err)
         return 2

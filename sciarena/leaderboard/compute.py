@@ -1,7 +1,9 @@
 """compute_leaderboard: the one pure function the UI, the CLI and notebooks share.
 
-Shown rating: the bootstrap mean (as the paper's code shows), or the point estimate
-when ``bootstrap=0``; ``Row.point`` always holds the point estimate. The 95% interval
+Shown rating (``rating=``): "bootstrap-mean", the mean over bootstrap rounds (what the
+authors' released code shows; the point estimate when ``bootstrap=0``), or "point", the
+fitted coefficient itself (how the paper's text defines it); ``Row.point`` always holds the
+point estimate. The 95% interval
 is the 2.5/97.5 percentiles of the bootstrap ratings. Rank = 1 + the number of shown
 models whose lower bound is above this model's upper bound, so models whose intervals
 overlap share a rank. Ratings are centred on a mean of 1000 over all models with
@@ -28,6 +30,7 @@ from sciarena.leaderboard.style import fit_style
 
 PROVISIONAL_BATTLES = 100  # the paper lists only models with at least 100 votes
 METHODS = ("bt", "elo")
+RATINGS = ("bootstrap-mean", "point")
 GROUP_KEYS = ("subject", "question_type")
 
 
@@ -79,7 +82,9 @@ class Leaderboard:
 
 
 def _check(table: VoteTable, bootstrap: int, min_battles: int, by: Sequence[str], method: str,
-           style: Sequence[str], anchor: tuple[str, float] | None, k: float) -> None:
+           style: Sequence[str], anchor: tuple[str, float] | None, k: float, rating: str) -> None:
+    if rating not in RATINGS:
+        raise LeaderboardInputError(f"unknown rating {rating!r}; use 'point' or 'bootstrap-mean'")
     if method not in METHODS:
         raise LeaderboardInputError(f"unknown method {method!r}; use 'bt' or 'elo'")
     if bootstrap < 0 or min_battles < 0:
@@ -220,10 +225,11 @@ def compute_leaderboard(
     k: float = elo.DEFAULT_K,
     style: Sequence[str] = (),
     anchor: tuple[str, float] | None = None,
+    rating: str = "bootstrap-mean",
 ) -> Leaderboard:
     """Ratings, 95% intervals, ranks and breakdowns for the votes in ``table``."""
     by, style = tuple(dict.fromkeys(by)), tuple(dict.fromkeys(style))
-    _check(table, bootstrap, min_battles, by, method, style, anchor, k)
+    _check(table, bootstrap, min_battles, by, method, style, anchor, k, rating)
     m = len(table.models)
     if method == "elo":
         fit = _fit_elo(table, bootstrap, seed, k)
@@ -233,7 +239,7 @@ def compute_leaderboard(
         fit = _fit_bt(table, bootstrap, seed)
     point, boot = fit.point, fit.boot
     if boot is not None:
-        shown = boot.mean(axis=0)
+        shown = boot.mean(axis=0) if rating == "bootstrap-mean" else point.copy()
         lower, upper = np.percentile(boot, [2.5, 97.5], axis=0)
     else:
         shown, lower, upper = point.copy(), point.copy(), point.copy()
@@ -260,7 +266,8 @@ def compute_leaderboard(
         for i in keep.tolist()
     )
     return Leaderboard(
-        rows=rows, method=method, rating="bootstrap mean" if boot is not None else "point estimate",
+        rows=rows, method=method,
+        rating="bootstrap mean" if boot is not None and rating == "bootstrap-mean" else "point estimate",
         bootstrap=bootstrap, seed=seed, k=k if method == "elo" else None,
         total_votes=table.n_votes,
         outcomes={name: int((table.outcome == code).sum())

@@ -67,8 +67,10 @@ def _template(constants: dict[str, object], variable: Sequence[str]) -> str:
 
 
 def write_jsonl(table: VoteTable, path: Path, *, start: int = 0, stop: int | None = None,
-                mode: str = "w") -> None:
-    """Write votes [start, stop) as JSON lines in our schema (every VOTE_FIELDS key)."""
+                mode: str = "w", day_of: Sequence[str] | None = None) -> None:
+    """Write votes [start, stop) as JSON lines in our schema (every VOTE_FIELDS key).
+
+    ``day_of[i]``: vote i's date (YYYY-MM-DD); default a spread over June 2025."""
     variable = ("id", "modelA", "modelB", "vote", "subject", "question_type", "timestamp",
                 "length_a", "length_b", "num_citations_a", "num_citations_b")
     template = _template({
@@ -100,7 +102,8 @@ def write_jsonl(table: VoteTable, path: Path, *, start: int = 0, stop: int | Non
             lines.append(template % {
                 "id": f'"v{i:08d}"', "modelA": models[a], "modelB": models[b], "vote": votes[o],
                 "subject": subjects[s], "question_type": qtypes[q],
-                "timestamp": f'"2025-06-{1 + i % 28:02d}T{i // 60 % 24:02d}:{i % 60:02d}:00Z"',
+                "timestamp": (f'"{day_of[i]}T{i // 60 % 24:02d}:{i % 60:02d}:00Z"' if day_of is not None
+                              else f'"2025-06-{1 + i % 28:02d}T{i // 60 % 24:02d}:{i % 60:02d}:00Z"'),
                 "length_a": len_a, "length_b": len_b, "num_citations_a": cit_a,
                 "num_citations_b": cit_b,
             })

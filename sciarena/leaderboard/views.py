@@ -1,13 +1,12 @@
-"""Tables derived from votes and leaderboards: head-to-head matrices, display rows, cost."""
+"""Tables derived from votes: head-to-head matrices, mean tokens and cost (display rows: ``board``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
 
-from sciarena.leaderboard.compute import Leaderboard
 from sciarena.leaderboard.table import VoteTable
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B
 
@@ -63,37 +62,3 @@ def mean_tokens(table: VoteTable) -> dict[str, tuple[float, float]]:
     for i in np.flatnonzero(counts):
         out[table.models[i]] = (float(sums[i, 0] / counts[i]), float(sums[i, 1] / counts[i]))
     return out
-
-
-def table_rows(
-    lb: Leaderboard,
-    prices: Mapping[str, tuple[float, float]] | None = None,
-    tokens: Mapping[str, tuple[float, float]] | None = None,
-) -> list[dict[str, Any]]:
-    """Display rows (one dict per model, flat columns) for a UI table.
-
-    ``prices``: model → (USD per million input tokens, per million output tokens);
-    ``tokens``: model → (mean input tokens, mean output tokens) per call (see
-    :func:`mean_tokens`). "Cost / 100 calls" is None when either is unknown.
-    """
-    rows = []
-    for row in lb.rows:
-        entry: dict[str, Any] = {
-            "Rank": row.rank,
-            "Model": row.model + (" (provisional)" if row.provisional else ""),
-            "Rating": round(row.rating, 1),
-            # The bootstrap mean can sit a hair outside its own band with very few votes: show 0, not "+-0.0".
-            "95% CI": f"+{max(0.0, row.ci_upper - row.rating):.1f} / -{max(0.0, row.rating - row.ci_lower):.1f}",
-            "Battles": row.battles,
-        }
-        for key in lb.by:
-            for group in lb.groups.get(key, ()):
-                value = row.groups.get(key, {}).get(group)
-                entry[group] = None if value is None else round(value, 1)
-        if prices is not None:
-            price, used = prices.get(row.model), (tokens or {}).get(row.model)
-            entry["Cost / 100 calls"] = (
-                None if price is None or used is None
-                else round(cost_per_100_calls(price[0], price[1], used[0], used[1]), 4))
-        rows.append(entry)
-    return rows

@@ -45,7 +45,7 @@ _TOP_KEYS = frozenset({"version", "about", "defaults", "endpoints", "models"})
 _ENDPOINT_KEYS = frozenset({"base_url", "key_env", "client", "note"})
 _MODEL_KEYS = frozenset({
     "name", "provider", "model_id", "organisation", "open_weights", "reasoning", "params",
-    "price_input_per_m", "price_output_per_m", "offline", "enabled", "battles", "release", "note",
+    "price_input_per_m", "price_output_per_m", "offline", "enabled", "battles", "release", "licence", "note",
 })
 
 
@@ -235,7 +235,16 @@ def _model(entry: dict[str, Any], defaults: Mapping[str, Any], endpoints: Mappin
         price_input_per_m=_price(entry, "price_input_per_m", where),
         price_output_per_m=_price(entry, "price_output_per_m", where),
         offline=offline,
+        release=_optional_text(entry, "release", where),
+        licence=_optional_text(entry, "licence", where),
     )
+
+
+def _optional_text(entry: Mapping[str, Any], key: str, where: str) -> str | None:
+    value = entry.get(key)
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise CatalogueError(f"{where}: {key!r} must be a non-empty string or null.")
+    return value
 
 
 def _bool(entry: Mapping[str, Any], key: str, default: bool, where: str) -> bool:

@@ -1,97 +1,222 @@
-"""The Leaderboard tab: recomputed from every stored vote on each page load."""
+"""The Leaderboard tab: one board per (votes on disk, view), computed once and served from a memo.
+
+Page load, opening the tab and Refresh all call :meth:`LeaderboardTab.refresh`; it lists the
+vote files, fingerprints them (path, size, mtime) and looks the board up, so a new vote is
+on the board the next time anyone opens the tab and nothing is recomputed until then. The
+public ``/leaderboard`` endpoint answers with the CLI's JSON for the same votes.
+"""
 
 from __future__ import annotations
 
-import time
+import itertools
+import json
+import tempfile
+import threading
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from functools import partial
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 import gradio as gr
-import pandas as pd
 
 from sciarena.errors import LeaderboardInputError
-from sciarena.leaderboard import PROVISIONAL_BATTLES, compute_leaderboard, load_votes
-from sciarena.leaderboard.plots import ratings_figure, win_rate_figure
-from sciarena.leaderboard.views import head_to_head, mean_tokens, table_rows
+from sciarena.leaderboard import PROVISIONAL_BATTLES, compute_leaderboard, load_votes, to_json
+from sciarena.leaderboard import history
+from sciarena.leaderboard.board import OVERALL, Board, ModelFacts, board_rows, build_board, rows_csv, view_choices
 from sciarena.services import Services
-
-EMPTY_COLUMNS = ["Rank", "Model", "Rating", "95% CI", "Battles", "Cost / 100 calls"]
+from sciarena.ui import board_html
+from sciarena.ui.board_memo import BoardMemo, fingerprint
+from sciarena.ui.board_parts import BoardView, RATING_CHOICES, build_layout, charts, elo_html, style_html
 
 METHOD = f"""
-**How ratings are computed.** A Bradley–Terry model fitted to all votes, on the Elo scale (base 10, scale
-400, average model = 1000). *Tie* and *Both are bad* count as half a win for each side. The 95% interval
-comes from 100 seeded bootstrap resamples of the votes; **rank** is 1 + the number of models whose interval
-lies entirely above this one. The paper lists a model from 100 battles on; here every model is shown, and
-those with fewer than {PROVISIONAL_BATTLES} battles are marked *(provisional)*. Per-discipline columns use
-only the votes of that discipline. Cost per 100 calls uses catalogue prices and the mean tokens recorded
-in votes.
+**How ratings are computed.** A Bradley–Terry model fitted to the votes of the selected view, on the Elo
+scale (base 10, scale 400, average model = 1000). *Tie* and *Both are bad* count as half a win for each
+side. The 95% interval is the 2.5–97.5 percentiles of 100 seeded bootstrap resamples of the votes; **rank**
+is 1 + the number of models whose interval lies entirely above this one. **Rating** is either the
+bootstrap mean (what the SciArena authors' released code shows; the default) or the fitted coefficient
+itself (how the paper's text defines it); the interval is the same either way, and the CLI's
+`--rating point|bootstrap-mean` gives the same numbers. The paper lists a model from 100 battles on; here
+every model is shown, and those with fewer than {PROVISIONAL_BATTLES} battles carry a *provisional* badge.
+**Style control** adds the answers' style features (length, citation count, and supporting / irrelevant
+citation counts when recorded) to the fit, so a model is not ranked up for writing longer or citing more;
+γ is the fitted effect of each feature. Cost per 100 calls uses catalogue prices and the mean tokens
+recorded in votes. `python -m sciarena leaderboard --as-of DATE` prints the board as it stood on a day.
 """
 
 
-@dataclass(frozen=True)
-class LeaderboardView:
-    """The tab's components that ``refresh`` fills."""
-
-    summary: gr.Markdown
-    table: gr.Dataframe
-    ratings_plot: gr.Plot
-    win_plot: gr.Plot
-
-    @property
-    def outputs(self) -> list[Any]:
-        return [self.summary, self.table, self.ratings_plot, self.win_plot]
-
-
 class LeaderboardTab:
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, *, clock: Callable[[], float] | None = None,
+                 warm_style: bool = True) -> None:
         self.services = services
+        # The style-controlled fit takes seconds on 100k votes (the plain board tens of ms): after a
+        # plain board is computed, one background thread fits the style view of it, so the toggle
+        # finds it ready; a toggle before it ends waits for that same computation (the memo's lock).
+        self._warm_style = warm_style
+        self._warming: threading.Thread | None = None
+        self.memo = BoardMemo()
+        self._clock = clock or (lambda: datetime.now(timezone.utc).timestamp())
+        self._files_dir: Path | None = None
+        self._lock = threading.Lock()
+        self._stems = itertools.count()
 
-    def build(self) -> LeaderboardView:
-        """Lay out the tab (inside a Blocks context); its Refresh button is wired here, page loads by app.py."""
-        summary = gr.Markdown(elem_id="leaderboard-summary")
-        table = gr.Dataframe(pd.DataFrame(columns=EMPTY_COLUMNS), elem_id="leaderboard-table",
-                             interactive=False, wrap=True, label="Leaderboard")
-        with gr.Row():
-            with gr.Column(min_width=320):
-                gr.Markdown("**Ratings with 95% intervals**")
-                ratings_plot = gr.Plot(show_label=False, elem_id="ratings-plot")
-            with gr.Column(min_width=320):
-                gr.Markdown("**Head-to-head win rate** (row model beats column model; ties excluded)")
-                win_plot = gr.Plot(show_label=False, elem_id="winrate-plot")
-        gr.Markdown(METHOD)
-        refresh = gr.Button("Refresh", size="sm")
-        view = LeaderboardView(summary=summary, table=table, ratings_plot=ratings_plot, win_plot=win_plot)
-        refresh.click(partial(self.refresh, view), None, view.outputs, api_visibility="private")
+    # ---- layout and wiring -------------------------------------------------------------------
+    def build(self, tab: gr.Tab | None = None) -> BoardView:
+        """Lay out the tab inside a Blocks context and wire its controls, its Refresh, opening the
+        tab (``tab``, or the gr.Tab this is built in) and the public /leaderboard endpoint."""
+        from gradio.context import Context
+
+        tab = tab or (Context.block if isinstance(Context.block, gr.Tab) else None)
+        view = build_layout(METHOD)
+        controls = [view.view_select, view.style, view.rating, view.all_columns]
+        show = partial(self.refresh, view)
+        for control in (view.view_select, view.style, view.rating):
+            control.change(show, controls, view.outputs, api_visibility="private", show_progress="minimal")
+        view.all_columns.change(partial(self.table_only, view), controls, [view.table], api_visibility="private",
+                                show_progress="hidden")
+        view.refresh.click(show, controls, view.outputs, api_visibility="private")
+        if tab is not None:
+            tab.select(show, controls, view.outputs, api_visibility="private", show_progress="minimal")
+        gr.api(self.api, api_name="leaderboard")
         return view
 
-    def refresh(self, view: LeaderboardView) -> dict[Any, Any]:
-        """Summary, table and plots from the votes on disk; a friendly empty state when there are none."""
-        started = time.perf_counter()
+    # ---- what the page shows -----------------------------------------------------------------
+    def refresh(self, view: BoardView, view_key: str = OVERALL, style: bool = False,
+                rating: str = "bootstrap-mean", all_columns: bool = False) -> dict[Any, Any]:
+        """Every output of the tab for the current votes and the chosen view (dict keyed by component)."""
         files = self.services.votes.files()
         if not files:
-            return self._empty(view, "No votes yet. Votes appear here as soon as battles are voted on.")
+            return view.empty("No votes yet. Votes appear here as soon as battles are voted on.")
+        fp = fingerprint(files)
         try:
-            votes = load_votes(files, strict=False)
-            board = compute_leaderboard(votes, bootstrap=100, seed=0, min_battles=0, by=("subject",))
+            table = self.memo.get(fp, ("table", False), lambda: load_votes(files, strict=False))
+            choices = view_choices(table)
+            if view_key not in {key for _, key in choices}:
+                view_key = OVERALL
+            shown = self.memo.get(fp, ("shown", view_key, bool(style), rating),
+                                  lambda: self._shown(table, view_key, bool(style), rating))
         except LeaderboardInputError as err:
-            return self._empty(view, f"The leaderboard cannot be computed yet: {err}")
-        rows = table_rows(board, prices=self._prices(), tokens=mean_tokens(votes))
-        seconds = time.perf_counter() - started
-        summary = (f"**{board.total_votes:,} votes** over {len(board.rows)} models "
-                   f"({', '.join(f'{k} {v:,}' for k, v in board.outcomes.items())}). "
-                   f"Computed in {seconds * 1000:.0f} ms.")
-        if board.skipped:
-            summary += f" Skipped: {', '.join(f'{v} {k}' for k, v in board.skipped.items())}."
-        return {view.summary: summary, view.table: pd.DataFrame(rows), view.ratings_plot: ratings_figure(board),
-                view.win_plot: win_rate_figure(head_to_head(votes))}
+            return view.empty(f"The leaderboard cannot be computed yet: {err}")
+        if not style and self._warm_style:
+            self._warm(fp, table, view_key, rating)
+        return {
+            view.summary: shown.summary, view.view_select: gr.update(choices=choices, value=view_key),
+            view.table: board_html.render_table(shown.rows, all_columns=bool(all_columns)),
+            view.style_info: shown.style_info, view.ratings_plot: shown.charts["ratings"],
+            view.win_plot: shown.charts["win"], view.battles_plot: shown.charts["battles"],
+            view.elo_info: shown.elo_info, view.history_plot: shown.charts["history"],
+            view.csv: shown.csv_path, view.json: shown.json_path,
+        }
 
-    def _prices(self) -> dict[str, tuple[float, float]]:
+    def table_only(self, view: BoardView, view_key: str, style: bool, rating: str,
+                   all_columns: bool) -> dict[Any, Any]:
+        updates = self.refresh(view, view_key, style, rating, all_columns)
+        return {view.table: updates[view.table]}
+
+    def api(self, min_battles: int = 100, method: str = "bt", style: str = "", rating: str = "bootstrap-mean",
+            as_of: str = "", by: str = "subject", bootstrap: int = 100, seed: int = 0) -> dict[str, Any]:
+        """The leaderboard as the CLI's ``--format json`` prints it for the same options.
+
+        ``style``: comma-separated features; ``by``: comma-separated breakdowns or "none"."""
+        files = self.services.votes.files()
+        if not files:
+            raise gr.Error("No votes yet.")
+        features = tuple(f.strip() for f in style.split(",") if f.strip())
+        groups = tuple(b.strip() for b in by.split(",") if b.strip() and b.strip() != "none")
+        fp = fingerprint(files)
+        key = ("api", int(min_battles), method, features, rating, as_of.strip(), groups, int(bootstrap), int(seed))
+        try:
+            def compute() -> dict[str, Any]:
+                table = self.memo.get(fp, ("table", bool(features)),
+                                      lambda: load_votes(files, strict=False, texts=bool(features)))
+                if as_of.strip():
+                    table = history.as_of(table, history.parse_cutoff(as_of)).table
+                board = compute_leaderboard(table, bootstrap=int(bootstrap), seed=int(seed),
+                                            min_battles=int(min_battles), by=groups, method=method,
+                                            style=features, rating=rating)
+                return json.loads(to_json(board))
+
+            return self.memo.get(fp, key, compute)
+        except LeaderboardInputError as err:
+            raise gr.Error(str(err)) from None
+
+    def _warm(self, fp: Any, table: Any, view_key: str, rating: str) -> None:
+        key = ("shown", view_key, True, rating)
+        with self._lock:
+            if self._warming is not None and self._warming.is_alive():
+                return  # one at a time: a busy arena must not start a fit per vote
+
+            def run() -> None:
+                try:
+                    self.memo.get(fp, key, lambda: self._shown(table, view_key, True, rating))
+                except LeaderboardInputError:
+                    pass  # the toggle will show the reason
+
+            self._warming = threading.Thread(target=run, name="board-style-warmup", daemon=True)
+            self._warming.start()
+
+    def wait_warm(self, timeout: float | None = None) -> None:
+        """Wait for the background style fit (tests, benchmarks)."""
+        thread = self._warming
+        if thread is not None:
+            thread.join(timeout)
+
+    # ---- computed once per (votes, view) -----------------------------------------------------
+    def _shown(self, table: Any, view_key: str, style: bool, rating: str) -> "_Shown":
+        board = build_board(table, view_key, style=style, rating=rating)
+        rows = board_rows(board, self._facts())
+        stem = self._dir() / f"board-{next(self._stems)}"
+        csv_path, json_path = stem.with_suffix(".csv"), stem.with_suffix(".json")
+        csv_path.write_text(rows_csv(rows), encoding="utf-8")
+        json_path.write_text(to_json(board.styled or board.plain), encoding="utf-8")
+        return _Shown(summary=self._summary(board, table, rating), rows=rows,
+                      style_info=style_html(board, style), elo_info=elo_html(board),
+                      charts=charts(board), csv_path=str(csv_path), json_path=str(json_path))
+
+    def _summary(self, board: Board, table: Any, rating: str) -> str:
+        lb = board.plain
+        up_to = "" if board.last_vote is None else (
+            " up to " + datetime.fromtimestamp(board.last_vote, timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+        now = datetime.fromtimestamp(self._clock(), timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        shown = "bootstrap mean of 100 rounds" if rating == "bootstrap-mean" else "point estimate (fitted coefficient)"
+        votes = f"{lb.total_votes:,} vote" + ("" if lb.total_votes == 1 else "s")
+        text = (f"Computed from **{votes}**{up_to}, at {now}. {len(lb.rows)} models "
+                f"({', '.join(f'{k} {v:,}' for k, v in lb.outcomes.items())}). "
+                f"Rating shown: **{shown}**; 95% CI: 2.5–97.5 bootstrap percentiles.")
+        if board.view != OVERALL:
+            text += f" View: votes of {board.view.split(':', 1)[1]} only ({table.n_votes:,} votes in all)."
+        if lb.skipped:
+            text += f" Skipped: {', '.join(f'{v:,} {k}' for k, v in lb.skipped.items())}."
+        excluded = getattr(table, "excluded", None)
+        if excluded:
+            parts = (", ".join(f"{v:,} {k}" for k, v in excluded.items()) if hasattr(excluded, "items")
+                     else str(excluded))
+            text += f" Left out: {parts}."
+        return text
+
+    def _facts(self) -> dict[str, ModelFacts]:
         specs = list(self.services.pool.active) + [spec for spec, _ in self.services.pool.inactive]
-        return {s.name: (s.price_input_per_m, s.price_output_per_m) for s in specs
-                if s.price_input_per_m is not None and s.price_output_per_m is not None}
+        return {s.name: ModelFacts(organisation=s.organisation, open_weights=None if s.offline else s.open_weights,
+                                   release=getattr(s, "release", None), licence=getattr(s, "licence", None),
+                                   price_input_per_m=s.price_input_per_m, price_output_per_m=s.price_output_per_m)
+                for s in specs}
 
-    @staticmethod
-    def _empty(view: LeaderboardView, message: str) -> dict[Any, Any]:
-        return {view.summary: f"*{message}*", view.table: pd.DataFrame(columns=EMPTY_COLUMNS),
-                view.ratings_plot: None, view.win_plot: None}
+    def _dir(self) -> Path:
+        with self._lock:
+            if self._files_dir is None:
+                self._files_dir = Path(tempfile.mkdtemp(prefix="sciarena-board-"))
+            return self._files_dir
+
+
+@dataclass(frozen=True)
+class _Shown:
+    summary: str
+    rows: list[dict[str, Any]]
+    style_info: str
+    elo_info: str
+    charts: dict[str, str]
+    csv_path: str
+    json_path: str
+
+
+__all__ = ["LeaderboardTab", "BoardView", "RATING_CHOICES"]
