@@ -81,7 +81,7 @@ def test_the_offline_banner_the_examples_and_the_terms_beside_the_buttons(browse
 
     terms = page.locator("#terms")
     assert "only to this machine" not in terms.inner_text()  # folded: one click away
-    terms.get_by_text("The terms you agree to").click()
+    terms.get_by_text("Read the terms").click()
     page.wait_for_function("() => document.querySelector('#terms').innerText.includes('only to this machine')")
     assert "CC BY 4.0" in terms.inner_text()
     page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-start.png"), full_page=True)
@@ -270,13 +270,14 @@ def test_the_vote_buttons_stay_in_reach_beside_two_long_answers(browser, long_ar
         button = page.locator("#vote-a").bounding_box()
         assert 0 <= button["y"] and button["y"] + button["height"] <= height, f"vote buttons out of reach ({where})"
         page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-long-{where}.png"))
-    buttons = [page.locator(f"#vote-{v}").bounding_box() for v in ("a", "b", "tie", "bad")]
-    assert not any(boxes_overlap(x, y) for i, x in enumerate(buttons) for y in buttons[i + 1:])
+    in_bar = [page.locator(s).bounding_box() for s in ("#consent", "#terms", "#vote-a", "#vote-b", "#vote-tie",
+                                                        "#vote-bad")]
+    assert not any(boxes_overlap(x, y) for i, x in enumerate(in_bar) for y in in_bar[i + 1:]), in_bar
 
     page.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
     page.wait_for_timeout(200)
     bar = page.locator("#vote-bar").bounding_box()
-    for selector in ("#reason", "#consent", "#terms", "#references-b"):
+    for selector in ("#reason", "#references-b"):
         assert not boxes_overlap(bar, page.locator(selector).bounding_box()), f"the vote bar covers {selector}"
     page.locator("#consent input").check()
     page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-long-end.png"))

@@ -134,16 +134,17 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") ->
             answer_b = gr.Markdown(elem_id="answer-b", elem_classes="answer-box",
                                    latex_delimiters=render.latex_delimiters())
             refs_b = gr.Markdown(elem_id="references-b")
-    reason = gr.Textbox(label="Why? (optional — sent with your vote, helps others learn from it)", elem_id="reason",
-                        lines=1, max_lines=6, interactive=False)
     with gr.Row(equal_height=True):
-        consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3)
+        reason = gr.Textbox(label="Why? (optional — sent with your vote, helps others learn from it)",
+                            elem_id="reason", lines=1, max_lines=6, interactive=False, scale=4)
         if oauth_enabled:
             gr.LoginButton(scale=1)  # optional: a signed-in vote is recorded under a hash of the HF username
-    with gr.Accordion("The terms you agree to", open=False, elem_id="terms"):
-        gr.Markdown(terms or "See the About tab.")
     with gr.Column(elem_id="vote-bar"):
         model_names = gr.Markdown("", elem_id="model-names")
+        with gr.Row(equal_height=True, elem_classes="consent-row"):
+            consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3, min_width=200)
+            with gr.Column(scale=1, min_width=130), gr.Accordion("Read the terms", open=False, elem_id="terms"):
+                gr.Markdown(terms or "See the About tab.")
         with gr.Row(elem_classes="vote-buttons"):
             buttons = tuple(gr.Button(label, elem_id=eid, interactive=False, min_width=0)
                             for eid, label, _ in VOTE_BUTTONS)
