@@ -17,7 +17,8 @@ REAL = ModelSpec(name="Some Model", provider="openai", model_id="m")
 def services(make_services, *active, hub=False):
     built = make_services(votes_repo="owner/votes" if hub else None)
     pool = replace(built.arena.pool, active=active)
-    return replace(built, arena=replace(built.arena, pool=pool), hub_sync=SimpleNamespace(status=lambda: "ok") if hub else None)
+    sync = SimpleNamespace(status=lambda: "ok") if hub else None
+    return replace(built, arena=replace(built.arena, pool=pool), hub_sync=sync)
 
 
 def test_the_licence_named_is_the_dataset_cards():

@@ -115,8 +115,9 @@ def test_an_off_topic_question_is_refused_in_words_that_stay(browser, arena, wid
     page.close()
 
 
-def test_an_on_topic_question_cites_only_on_topic_papers(browser, arena):
-    page = open_page(browser, arena)
+@pytest.mark.parametrize("width, height", WIDTHS)
+def test_an_on_topic_question_cites_only_on_topic_papers(browser, arena, width, height):
+    page = open_page(browser, arena, width, height)
     ask(page, ON_TOPIC)
     page.wait_for_function(VOTES_OPEN, timeout=30_000)
     assert text_of(page, "#question-error") == ""
@@ -126,6 +127,7 @@ def test_an_on_topic_question_cites_only_on_topic_papers(browser, arena):
     for entry in cited:
         [title] = [t for t in retrieved if t in entry]
         assert retrieved[title] in {"Genetics & Molecular Biology", "Genomics in medicine"}, entry
+    page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-on-topic.png"))
     page.close()
 
 
@@ -262,6 +264,12 @@ def test_the_vote_buttons_stay_in_reach_beside_two_long_answers(browser, long_ar
     assert page.locator("#reason textarea").input_value() == "Written while reading."
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width, "the page scrolls sideways"
 
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_timeout(200)
+    page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-long-page-top.png"))
+    bar = page.locator("#vote-bar").bounding_box()
+    for selector in ("#new-battle", "#status"):  # at the top of the page the bar keeps out of the way
+        assert not boxes_overlap(bar, page.locator(selector).bounding_box()), f"the vote bar covers {selector}"
     answers = page.locator("#answer-a").bounding_box()["height"] + page.locator("#answer-b").bounding_box()["height"]
     assert answers > 2 * height if width < 500 else answers > height, "the answers are not long enough to test"
     for where, selector in (("top", "#answer-a"), ("middle", "#answer-b")):
@@ -290,3 +298,40 @@ def test_the_vote_buttons_stay_in_reach_beside_two_long_answers(browser, long_ar
     page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-long-full.png"), full_page=True)
     assert records(long_arena)[-1]["reason"] == "Written while reading."
     page.close()
+
+
+class RecordingArena:
+    """The real Arena, noting who each battle was started for and what each ballot said."""
+
+    def __init__(self, arena) -> None:
+        self.arena, self.visitors, self.ballots = arena, [], []
+
+    def start_battle(self, question, visitor=None):
+        self.visitors.append(visitor)
+        return self.arena.start_battle(question, visitor=visitor)
+
+    def vote(self, session, ballot):
+        self.ballots.append(ballot)
+        return self.arena.vote(session, ballot)
+
+    def __getattr__(self, name):
+        return getattr(self.arena, name)
+
+
+def test_the_page_sends_the_browsers_key_with_each_battle_and_vote(browser, tmp_path):
+    services = build_services(Settings(data_dir=tmp_path, seed=0))
+    recording = RecordingArena(services.arena)
+    with running_arena(tmp_path, services=replace(services, arena=recording)) as running:
+        context = browser.new_context()
+        page = open_page(context, running)
+        key = page.evaluate(KEY_JS)
+        page.locator("#consent input").check()
+        ask(page, ON_TOPIC)
+        page.wait_for_function(VOTES_OPEN, timeout=30_000)
+        page.locator("#vote-a").click()
+        page.wait_for_function(REVEALED, timeout=15_000)
+        context.close()
+    [visitor] = recording.visitors
+    [ballot] = recording.ballots
+    assert visitor.browser_key == key == ballot.browser_key and visitor.session_hash == ballot.session_hash
+    assert key not in json.dumps(list(recording.store.records()))

@@ -123,32 +123,35 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") ->
     status = gr.Markdown("", elem_id="status")
     gr.Examples(examples=[[q] for qs in render.EXAMPLE_QUESTIONS.values() for q in qs], inputs=[question],
                 example_labels=example_labels(), label="Example questions (two per discipline)")
-    with gr.Row(equal_height=False):
-        with gr.Column(min_width=320):
-            gr.Markdown("### Model A")
-            answer_a = gr.Markdown(elem_id="answer-a", elem_classes="answer-box",
-                                   latex_delimiters=render.latex_delimiters())
-            refs_a = gr.Markdown(elem_id="references-a")
-        with gr.Column(min_width=320):
-            gr.Markdown("### Model B")
-            answer_b = gr.Markdown(elem_id="answer-b", elem_classes="answer-box",
-                                   latex_delimiters=render.latex_delimiters())
-            refs_b = gr.Markdown(elem_id="references-b")
-    with gr.Row(equal_height=True):
-        reason = gr.Textbox(label="Why? (optional — sent with your vote, helps others learn from it)",
-                            elem_id="reason", lines=1, max_lines=6, interactive=False, scale=4)
-        if oauth_enabled:
-            gr.LoginButton(scale=1)  # optional: a signed-in vote is recorded under a hash of the HF username
-    with gr.Column(elem_id="vote-bar"):
-        model_names = gr.Markdown("", elem_id="model-names")
-        with gr.Row(equal_height=True, elem_classes="consent-row"):
-            consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3, min_width=200)
-            with gr.Column(scale=1, min_width=130), gr.Accordion("Read the terms", open=False, elem_id="terms"):
-                gr.Markdown(terms or "See the About tab.")
-        with gr.Row(elem_classes="vote-buttons"):
-            buttons = tuple(gr.Button(label, elem_id=eid, interactive=False, min_width=0)
-                            for eid, label, _ in VOTE_BUTTONS)
-        vote_error = gr.Markdown("", elem_id="vote-error")
+    # The bar sticks only within this column: in reach beside the answers, out of the way of the
+    # question, the examples and New battle above them.
+    with gr.Column(elem_id="battle-area"):
+        with gr.Row(equal_height=False):
+            with gr.Column(min_width=320):
+                gr.Markdown("### Model A")
+                answer_a = gr.Markdown(elem_id="answer-a", elem_classes="answer-box",
+                                       latex_delimiters=render.latex_delimiters())
+                refs_a = gr.Markdown(elem_id="references-a")
+            with gr.Column(min_width=320):
+                gr.Markdown("### Model B")
+                answer_b = gr.Markdown(elem_id="answer-b", elem_classes="answer-box",
+                                       latex_delimiters=render.latex_delimiters())
+                refs_b = gr.Markdown(elem_id="references-b")
+        with gr.Row(equal_height=True):
+            reason = gr.Textbox(label="Why? (optional — sent with your vote, helps others learn from it)",
+                                elem_id="reason", lines=1, max_lines=6, interactive=False, scale=4)
+            if oauth_enabled:
+                gr.LoginButton(scale=1)  # optional: a signed-in vote is recorded under a hash of the HF username
+        with gr.Column(elem_id="vote-bar"):
+            model_names = gr.Markdown("", elem_id="model-names")
+            with gr.Row(equal_height=True, elem_classes="consent-row"):
+                consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3, min_width=200)
+                with gr.Column(scale=1, min_width=130), gr.Accordion("Read the terms", open=False, elem_id="terms"):
+                    gr.Markdown(terms or "See the About tab.")
+            with gr.Row(elem_classes="vote-buttons"):
+                buttons = tuple(gr.Button(label, elem_id=eid, interactive=False, min_width=0)
+                                for eid, label, _ in VOTE_BUTTONS)
+            vote_error = gr.Markdown("", elem_id="vote-error")
     choice = gr.Textbox(visible=False)
     api_question = gr.Textbox(visible=False)
     browser_key = gr.Textbox(visible=False)
