@@ -5,15 +5,12 @@ Screenshots land in test-artifacts/ (wide and narrow windows) so a person can lo
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
 import pytest
 
 from arena_server import running_arena
+from browser_support import ARTIFACTS, chromium
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 QUESTION = "What are the main challenges of using deep learning for medical image diagnosis?"
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -21,18 +18,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: `bash scripts/test` installs Debian's chromium package")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-        )
-        yield browser
-        browser.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +30,6 @@ def arena(tmp_path_factory):
 
 @pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
 def test_battle_vote_and_leaderboard_in_the_page(browser, arena, width, height):
-    ARTIFACTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(arena.url, wait_until="domcontentloaded")
     page.locator("#send").wait_for(timeout=30_000)
@@ -64,7 +50,8 @@ def test_battle_vote_and_leaderboard_in_the_page(browser, arena, width, height):
     records_before = len(list(arena.services.arena.store.records()))
     page.locator("#reason textarea").fill("Better grounded in the cited papers.")
     vote_a.click()
-    page.wait_for_function("() => document.body.innerText.includes('agree to the terms')", timeout=10_000)
+    page.wait_for_function("() => document.querySelector('#vote-error').innerText.includes('agree to the terms')",
+                           timeout=10_000)
     assert len(list(arena.services.arena.store.records())) == records_before, "voted without consent"
     page.locator("#consent input").check()
     vote_a.click()
@@ -98,7 +85,8 @@ def test_a_refused_question_leaves_nothing_to_vote_on(browser, arena):
     page.wait_for_function("() => !document.querySelector('#vote-a').disabled", timeout=30_000)
     page.locator("#question textarea").fill("   ")  # refused: the previous battle must not stay votable
     page.locator("#send").click()
-    page.wait_for_function("() => document.body.innerText.includes('type a question')", timeout=10_000)
+    page.wait_for_function("() => document.querySelector('#question-error').innerText.includes('type a question')",
+                           timeout=10_000)
     page.wait_for_timeout(500)
     assert page.locator("#vote-a").is_disabled()
     assert "[1]" not in page.locator("#answer-a").inner_text()  # the old answer is gone

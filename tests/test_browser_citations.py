@@ -9,19 +9,16 @@ same Markdown with different citations. Screenshots land in test-artifacts/.
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
 from arena_server import running_arena
+from browser_support import ARTIFACTS, chromium
 from fake_openai import FakeOpenAI
 from sciarena.config import Settings
 from sciarena.services import build_services
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 QUESTION = "How does retrieval-augmented generation reduce hallucination in large language models?"
 LINK_KINDS = {"DOI", "arXiv", "PubMed", "PMC", "Europe PMC", "Semantic Scholar"}  # else a publisher's host
 TRACKER = "tracker.invalid"
@@ -47,18 +44,8 @@ def answer_chunks(citations: tuple[int, int]) -> tuple[str, ...]:
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: `bash scripts/test` installs Debian's chromium package")
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-        )
-        yield browser
-        browser.close()
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +72,6 @@ def arena(tmp_path_factory):
 def finished_battle(request, browser, arena):
     """A page whose battle streamed to the end; the streaming state is checked on the way."""
     width, height = request.param
-    ARTIFACTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": width, "height": height})
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))

@@ -17,6 +17,7 @@ from sciarena.arena import ArenaSession
 from sciarena.errors import NeedsKey, ProviderTimeout
 from sciarena.ui.app import arena_tab
 from sciarena.ui.handlers import ArenaHandlers
+from sciarena.votes.voter import Visitor
 
 QUESTION = "How does attention work in transformers?"
 VISITOR = SimpleNamespace(session_hash="visitor-1")  # what gr.Request gives the handler
@@ -91,13 +92,24 @@ def test_the_public_vote_endpoint_returns_only_the_reveal_and_the_session(script
     assert "You called it a tie." in result[handlers.view.model_names]
 
 
-def test_a_signed_in_voter_is_recorded_by_username(scripted, ui):
+def test_a_signed_in_voter_gets_an_id(scripted, ui):
     scripted.add("a", "Alpha [1].")
     scripted.add("b", "Beta [1].")
     handlers = ui()
     _, session, _, _ = run_battle(handlers)
     handlers.vote("A", "", True, session, VISITOR, SimpleNamespace(username="ada"))
-    assert list(handlers.arena.store.records())[-1]["voter_id"] == "ada"
+    assert list(handlers.arena.store.records())[-1]["voter_id"]
+
+
+@pytest.mark.xfail(strict=True, reason="voter_id stores a signed-in username raw until the integrity branch "
+                                       "hashes it (salted, like the browser key)")
+def test_no_stored_record_holds_a_raw_username(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    _, session, _, _ = run_battle(handlers)
+    handlers.vote("A", "", True, session, VISITOR, SimpleNamespace(username="ada-lovelace"))
+    assert "ada-lovelace" not in json.dumps(list(handlers.arena.store.records()))
 
 
 @pytest.mark.parametrize("question, message", [("   ", "type a question"), ("x" * 4001, "limit is 4,000")])
@@ -170,16 +182,21 @@ def test_a_provider_timeout_is_shown_as_such_and_other_failures_generically(scri
     assert not session.open_for_vote and not any(interactive(settled[c]) for c in v.controls)
 
 
-def test_every_battle_starts_with_an_empty_closed_reason_box(scripted, ui):
+def test_every_battle_starts_with_an_empty_reason_box_open_while_the_answers_stream(scripted, ui):
     scripted.add("a", "Alpha [1].")
     scripted.add("b", "Beta [1].")
     handlers = ui()
     v = handlers.view
-    for start in (handlers.clear(3), handlers.new_battle(3)):
-        assert start[v.reason]["value"] == "" and not interactive(start[v.reason])
+    sent, fresh = handlers.clear(3), handlers.new_battle(3)
+    for start in (sent, fresh):
+        assert start[v.reason]["value"] == ""
         assert start[v.turn] == 4 and start[v.session] == ArenaSession(turn=4)
-        assert all(start[c] == "" for c in (v.answer_a, v.answer_b, v.refs_a, v.refs_b, v.status, v.model_names))
-    assert handlers.new_battle(3)[v.question] == ""
+        assert all(start[c] == "" for c in (v.answer_a, v.answer_b, v.refs_a, v.refs_b, v.status, v.model_names,
+                                            v.question_error, v.vote_error))
+        assert not any(interactive(start[b]) for b in v.vote_buttons)
+    assert interactive(sent[v.reason]), "Send opens the reason box: it can be filled while reading"
+    assert not interactive(fresh[v.reason]), "New battle has no battle to give a reason for"
+    assert fresh[v.question] == "" and v.question not in sent
 
 
 def test_new_battle_during_a_battle_never_brings_its_answers_back(scripted, ui):
@@ -217,3 +234,102 @@ def test_settling_a_battle_of_the_current_turn_keeps_it(scripted, ui):
     _, session, turn, settled = run_battle(handlers, turn=7)
     assert session.turn == turn == 8
     assert handlers.view.session not in settled and handlers.view.answer_a not in settled
+
+
+class RecordingArena:
+    """The real Arena, noting who each battle was started for."""
+
+    def __init__(self, arena) -> None:
+        self.arena, self.visitors = arena, []
+
+    def start_battle(self, question, visitor=None):
+        self.visitors.append(visitor)
+        return self.arena.start_battle(question, visitor=visitor)
+
+    def __getattr__(self, name):
+        return getattr(self.arena, name)
+
+
+def test_the_page_passes_who_is_asking_and_voting_to_the_arena(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    handlers.arena = RecordingArena(handlers.arena)
+    v = handlers.view
+    key = "0123456789abcdef0123456789abcdef"
+    cleared = handlers.clear(0)
+    updates = list(handlers.battle_in_page(QUESTION, cleared[v.session], cleared[v.turn], key, VISITOR,
+                                           SimpleNamespace(username="ada")))
+    assert handlers.arena.visitors == [Visitor(username="ada", browser_key=key, session_hash="visitor-1")]
+    session = updates[-1][v.session]
+    shown = handlers.vote_button("A")("", True, session, key, VISITOR, None)
+    assert shown[v.vote_error] == "" and shown[v.session].voted
+    [record] = list(handlers.arena.store.records())
+    assert key not in json.dumps(record), "the browser key is stored raw"
+
+
+def test_votes_from_one_browser_key_share_a_voter_id_and_other_keys_do_not(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    ids = []
+    # The same browser on two visits (new Gradio sessions), then another browser.
+    for key, visit in (("a" * 32, "visit-1"), ("a" * 32, "visit-2"), ("b" * 32, "visit-3")):
+        _, session, _, _ = run_battle(handlers)
+        handlers.vote_button("tie")("", True, session, key, SimpleNamespace(session_hash=visit), None)
+        ids.append(list(handlers.arena.store.records())[-1]["voter_id"])
+    assert ids[0] and ids[2] != ids[0]
+    assert not any(key in voter_id for voter_id in ids for key in ("a" * 32, "b" * 32))
+
+
+@pytest.mark.xfail(strict=True, reason="voter_id ignores the browser key until the integrity branch hashes it")
+def test_a_browser_key_keeps_its_voter_id_across_visits(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    ids = []
+    for visit in ("visit-1", "visit-2"):
+        _, session, _, _ = run_battle(handlers)
+        handlers.vote_button("tie")("", True, session, "c" * 32, SimpleNamespace(session_hash=visit), None)
+        ids.append(list(handlers.arena.store.records())[-1]["voter_id"])
+    assert ids[0] == ids[1]
+
+
+@pytest.mark.parametrize("question, message", [("   ", "type a question"), ("x" * 4001, "limit is 4,000")])
+def test_a_refused_send_in_the_page_is_written_under_the_question(scripted, ui, question, message):
+    scripted.add("a", "x")
+    scripted.add("b", "y")
+    handlers = ui()
+    v = handlers.view
+    cleared = handlers.clear(0)
+    [update] = list(handlers.battle_in_page(question, cleared[v.session], cleared[v.turn], "", VISITOR, None))
+    assert list(update) == [v.question_error] and message in update[v.question_error]
+    settled = handlers.settle(cleared[v.session], cleared[v.turn])
+    assert v.question_error not in settled, "settling must leave the refusal on the page"
+    assert not any(interactive(settled[c]) for c in v.controls)
+    assert handlers.clear(cleared[v.turn])[v.question_error] == "", "the next Send clears it"
+
+
+def test_a_refused_vote_in_the_page_is_written_by_the_buttons_until_the_next_vote(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    v = handlers.view
+    _, session, _, _ = run_battle(handlers)
+    refused = handlers.vote_button("A")("", False, session, "", VISITOR, None)
+    assert list(refused) == [v.vote_error] and "agree to the terms" in refused[v.vote_error]
+    assert list(handlers.arena.store.records()) == []
+    accepted = handlers.vote_button("A")("", True, session, "", VISITOR, None)
+    assert accepted[v.vote_error] == "" and set(accepted) == set(v.page_vote_outputs)
+
+
+def test_citations_are_links_with_a_preview_while_streaming_and_once_complete(scripted, ui):
+    scripted.add("a", "Alpha ", "cites [1] ", "again [1].", pause_s=0.01)
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    v = handlers.view
+    updates, _, _, _ = run_battle(handlers)
+    streaming = [u[v.answer_a] + u[v.answer_b] for u in updates[:-1] if "[1]" in u[v.answer_a] + u[v.answer_b]]
+    assert streaming, "no streamed update showed a citation"
+    for shown in [*streaming, updates[-1][v.answer_a] + updates[-1][v.answer_b]]:
+        assert '<a class="cite" href="#ref-1" title="&#91;1&#93; Attention Is All You Need: The Transformer' in shown

@@ -1,4 +1,7 @@
-"""The About tab: how the arena works, what a vote records, the consent it implies, the model pool."""
+"""The About tab: how the arena works, what a vote records, the consent it implies, the model pool.
+
+The consent text and the Arena tab's banner are built from the running services, so they say where votes
+really go (this machine only, or a Hub dataset) and who the contestants really are."""
 
 from __future__ import annotations
 
@@ -25,16 +28,24 @@ without a language model; they let the arena run with no keys and no network, an
 
 WHAT_IS_RECORDED = """
 ## What a vote records
-Your question, both answers and the papers they cited, the two model names, your vote and optional reason, the
-retrieval details (backend, queries, filters, passage ids), per-answer timing, token counts and cost, a time
-stamp, and a pseudonymous voter id: a salted hash of your browser session (or your Hugging Face username if you
-log in). **Your IP address is never stored.** Nothing is recorded for a battle you do not vote on.
+Your question, both answers and the papers they cited (with the passages the models were given), the two model
+names, your vote and optional reason, the retrieval details (backend, queries, filters, passage ids), per-answer
+timing, token counts and cost, a time stamp, and a pseudonymous voter id. The voter id is a salted hash of a
+random key your browser keeps in its local storage (or of your Hugging Face username if you sign in): the votes
+of one browser can be grouped, but not traced to a person. The key itself, your username and **your IP address
+are never stored**; clearing this site's data in your browser gives you a new key. Nothing is recorded for a
+battle you do not vote on.
+"""
 
-## Your consent
-By voting you agree that your question, reason and vote are published openly (CC BY 4.0) as part of the
-SciArena votes dataset and used to rank models and to study how researchers judge literature answers.
-Please do not enter personal or confidential information.
+# The votes dataset's licence, as its card (sciarena/votes/dataset_card.md, ``license: cc-by-4.0``) states it.
+DATASET_LICENCE = "CC BY 4.0"
 
+TERMS_FOOTER = (
+    "Please do not enter personal or confidential information. Your consent is remembered in this browser tab "
+    "until you close it; untick the box to withdraw it for the next vote."
+)
+
+GETTING_THE_VOTES = """
 ## Getting the votes
 Votes are appended to JSON-lines files under the data folder (`SCIARENA_DATA_DIR`, default `./data/votes/`),
 one file per process and day, and — when the arena is configured with a votes dataset — pushed to the
@@ -69,5 +80,35 @@ def storage_status(services: Services) -> str:
     return f"**Vote storage:** dataset `{repo}` — {escape(services.hub_sync.status())}"
 
 
+def terms_markdown(services: Services) -> str:
+    """What a voter agrees to, true to this deployment's storage; shown in the About tab and by the vote buttons."""
+    record = ("Your vote record — your question, vote and reason, both answers, the model names and a pseudonymous "
+              "voter id (the About tab lists every field) —")
+    if services.hub_sync is None:
+        where = (f"{record} is written only to this machine's disk; nothing is uploaded. Whoever runs this arena "
+                 f"may publish those files as a votes dataset under {DATASET_LICENCE}, so treat what you write as "
+                 "public.")
+    else:
+        repo = escape(services.settings.votes_repo or "")
+        where = (f"{record} is published openly within minutes in the Hugging Face dataset `{repo}` under "
+                 f"{DATASET_LICENCE}: anyone may copy, share and adapt it, with attribution.")
+    return (f"{where} Votes are used to rank the models and to study how researchers judge answers about the "
+            f"literature. Ticking the box and voting means you agree to this. {TERMS_FOOTER}")
+
+
+def mode_banner(services: Services) -> str:
+    """The Arena tab's banner: said when every contestant is an offline baseline and when votes stay
+    on this machine ("" when neither holds, e.g. a deployment with real models and a votes dataset)."""
+    parts = []
+    active = services.pool.active
+    if active and all(spec.offline for spec in active):
+        parts.append("**Offline mode.** Both contestants are offline baseline algorithms that assemble answers "
+                     "from the retrieved passages — they are not language models.")
+    if services.hub_sync is None:
+        parts.append("Votes stay on this machine; nothing is uploaded.")
+    return " ".join(parts)
+
+
 def about_markdown(services: Services) -> str:
-    return "\n".join([HOW_IT_WORKS, WHAT_IS_RECORDED, pool_markdown(services)])
+    consent = f"## Your consent\n{terms_markdown(services)}\n"
+    return "\n".join([HOW_IT_WORKS, WHAT_IS_RECORDED, consent, GETTING_THE_VOTES, pool_markdown(services)])

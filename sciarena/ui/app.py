@@ -1,8 +1,10 @@
 """build_app(services) -> gr.Blocks: the page, its stable element ids and its public API.
 
 Stable hooks (scripted clients and browser tests rely on them):
-element ids question, send, answer-a, answer-b, vote-a, vote-b, vote-tie, vote-bad,
-reason, model-names, new-battle, leaderboard-table; API endpoints /battle and /vote.
+element ids question, send, answer-a, answer-b, references-a, references-b, vote-a, vote-b, vote-tie,
+vote-bad, reason, consent, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
+new-battle, leaderboard-table; API endpoints /battle and /vote; the browser's local-storage key
+``sciarena-browser-key`` and session-storage key ``sciarena-consent``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import gradio as gr
 from sciarena.arena import ArenaSession
 from sciarena.services import Services
 from sciarena.ui import render
-from sciarena.ui.about import about_markdown, storage_status
+from sciarena.ui.about import about_markdown, mode_banner, storage_status, terms_markdown
 from sciarena.ui.handlers import ArenaHandlers, ArenaView
 from sciarena.ui.leaderboard_tab import LeaderboardTab
 from sciarena.votes.voter import CONSENT_LABEL
@@ -25,7 +27,48 @@ CSS = """
 .answer-box p { line-height: 1.6; }
 #model-names { font-size: 1.05rem; }
 #status { color: var(--body-text-color-subdued); }
+#mode-banner { background: var(--color-accent-soft); border-radius: 8px; padding: 0.5rem 0.9rem; }
+/* The Markdown's own paragraphs set a colour, so the message colours them, not only its box. */
+#question-error, #question-error p, #vote-error, #vote-error p { color: var(--error-text-color); font-weight: 600; }
+/* The vote buttons stay in reach while the answers are read: at 390 px two full answers are several
+   screens long. Sticky, not fixed, so the bar takes its own place at the end and hides nothing there.
+   Gradio's container clips with overflow: hidden, which would make it the bar's scroll box and stop the
+   bar from sticking; clip cuts the same overflow without being a scroll box. */
+.gradio-container { overflow: clip !important; }
+#vote-bar { position: sticky; bottom: 0; z-index: 20; background: var(--background-fill-primary);
+            border-top: 1px solid var(--border-color-primary); box-shadow: 0 -6px 14px rgba(0, 0, 0, 0.08);
+            padding: 0.5rem 0.6rem; gap: 0.4rem; }
+#vote-bar .vote-buttons { flex-wrap: wrap; gap: 0.4rem; }
+#vote-bar .vote-buttons button { flex: 1 1 8rem; min-width: 0 !important; }
+@media (max-width: 640px) { #vote-bar .vote-buttons button { flex-basis: 40%; padding: 0.4rem; } }
 """
+
+# Runs once per page load, in the browser (demo.load(js=...)): the lasting voter key — 128 random bits
+# kept in local storage, so it survives reloads and new visits — and the consent given earlier in this
+# tab (session storage: asked again in a new tab). Storage can be blocked; then the key is "" and the
+# server falls back to the session. Plain local storage rather than gr.BrowserState: that one encrypts
+# with a secret drawn afresh at every server start, so each restart would forget every browser's key.
+BROWSER_JS = """() => {
+  let key = "";
+  try {
+    key = localStorage.getItem("sciarena-browser-key") || "";
+    if (!/^[0-9a-f]{32}$/.test(key)) {
+      const bytes = crypto.getRandomValues(new Uint8Array(16));
+      key = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+      localStorage.setItem("sciarena-browser-key", key);
+    }
+  } catch (error) { key = ""; }
+  let consent = false;
+  try { consent = sessionStorage.getItem("sciarena-consent") === "yes"; } catch (error) {}
+  return [key, consent];
+}"""
+
+REMEMBER_CONSENT_JS = """(given) => {
+  try {
+    if (given) sessionStorage.setItem("sciarena-consent", "yes");
+    else sessionStorage.removeItem("sciarena-consent");
+  } catch (error) {}
+}"""
 
 VOTE_BUTTONS = (("vote-a", "A is better", "A"), ("vote-b", "B is better", "B"),
                 ("vote-tie", "Tie", "tie"), ("vote-bad", "Both are bad", "bad"))
@@ -38,76 +81,112 @@ def build_app(services: Services) -> gr.Blocks:
                     "two anonymous models answer from the same papers with numbered citations. "
                     "Read both, then vote — the names are revealed after your vote.")
         with gr.Tab("Arena", id="arena"):
-            handlers = ArenaHandlers(services.arena, arena_tab(services.settings.oauth_enabled))
+            view = arena_tab(services.settings.oauth_enabled, banner=mode_banner(services),
+                             terms=terms_markdown(services))
+            handlers = ArenaHandlers(services.arena, view)
             wire_arena(handlers)
         with gr.Tab("Leaderboard", id="leaderboard"):
             board = leaderboard.build()
         with gr.Tab("About", id="about"):
             storage = gr.Markdown(elem_id="storage-status")
-            gr.Markdown(about_markdown(services))
+            gr.Markdown(about_markdown(services), elem_id="about-text")
+        demo.load(None, None, [view.browser_key, view.consent], js=BROWSER_JS, api_visibility="private",
+                  queue=False)
         demo.load(partial(leaderboard.refresh, board), None, board.outputs, api_visibility="private")
         demo.load(partial(storage_status, services), None, storage, api_visibility="private", queue=False)
     return demo
 
 
-def arena_tab(oauth_enabled: bool = False) -> ArenaView:
-    """Lay out the Arena tab (inside a Blocks context); returns the components handlers update."""
+def example_labels() -> list[str]:
+    """Each example question with its discipline in front (the button shows the label, Send gets the question)."""
+    return [f"{discipline} · {question}" for discipline, questions in render.EXAMPLE_QUESTIONS.items()
+            for question in questions]
+
+
+def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") -> ArenaView:
+    """Lay out the Arena tab (inside a Blocks context); returns the components handlers update.
+
+    ``banner`` says what mode the arena runs in (shown when not empty); ``terms`` is the consent text,
+    one click away beside the consent box."""
     session = gr.State(ArenaSession())
     turn = gr.State(0)
-    question = gr.Textbox(label="Your question", elem_id="question", lines=3, max_lines=12,
+    if banner:
+        gr.Markdown(banner, elem_id="mode-banner")
+    # One line to start (it grows): Gradio sends a one-line box on Enter and adds a line on Shift+Enter.
+    question = gr.Textbox(label="Your question", elem_id="question", lines=1, max_lines=12,
+                          info="Enter sends · Shift+Enter adds a line",
                           placeholder="e.g. How does retrieval-augmented generation reduce hallucination?")
     with gr.Row():
         send = gr.Button("Send", variant="primary", elem_id="send", scale=3)
         new_battle = gr.Button("New battle", elem_id="new-battle", scale=1)
-    gr.Examples(examples=[[q] for qs in render.EXAMPLE_QUESTIONS.values() for q in qs],
-                inputs=[question], label="Example questions (two per discipline)")
+    question_error = gr.Markdown("", elem_id="question-error")
     status = gr.Markdown("", elem_id="status")
-    with gr.Row(equal_height=False):
-        with gr.Column(min_width=320):
-            gr.Markdown("### Model A")
-            answer_a = gr.Markdown(elem_id="answer-a", elem_classes="answer-box",
-                                   latex_delimiters=render.latex_delimiters())
-            refs_a = gr.Markdown(elem_id="references-a")
-        with gr.Column(min_width=320):
-            gr.Markdown("### Model B")
-            answer_b = gr.Markdown(elem_id="answer-b", elem_classes="answer-box",
-                                   latex_delimiters=render.latex_delimiters())
-            refs_b = gr.Markdown(elem_id="references-b")
-    with gr.Row():
-        consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3)
-        if oauth_enabled:
-            gr.LoginButton(scale=1)  # optional: a signed-in vote is recorded under the HF username
-    with gr.Row():
-        buttons = tuple(gr.Button(label, elem_id=eid, interactive=False, min_width=120)
-                        for eid, label, _ in VOTE_BUTTONS)
-    reason = gr.Textbox(label="Why? (optional — helps others learn from your vote)", elem_id="reason",
-                        lines=2, max_lines=6, interactive=False)
-    model_names = gr.Markdown("", elem_id="model-names")
+    gr.Examples(examples=[[q] for qs in render.EXAMPLE_QUESTIONS.values() for q in qs], inputs=[question],
+                example_labels=example_labels(), label="Example questions (two per discipline)")
+    # The bar sticks only within this column: in reach beside the answers, out of the way of the
+    # question, the examples and New battle above them.
+    with gr.Column(elem_id="battle-area"):
+        with gr.Row(equal_height=False):
+            with gr.Column(min_width=320):
+                gr.Markdown("### Model A")
+                answer_a = gr.Markdown(elem_id="answer-a", elem_classes="answer-box",
+                                       latex_delimiters=render.latex_delimiters())
+                refs_a = gr.Markdown(elem_id="references-a")
+            with gr.Column(min_width=320):
+                gr.Markdown("### Model B")
+                answer_b = gr.Markdown(elem_id="answer-b", elem_classes="answer-box",
+                                       latex_delimiters=render.latex_delimiters())
+                refs_b = gr.Markdown(elem_id="references-b")
+        with gr.Row(equal_height=True):
+            reason = gr.Textbox(label="Why? (optional — sent with your vote, helps others learn from it)",
+                                elem_id="reason", lines=1, max_lines=6, interactive=False, scale=4)
+            if oauth_enabled:
+                gr.LoginButton(scale=1)  # optional: a signed-in vote is recorded under a hash of the HF username
+        with gr.Column(elem_id="vote-bar"):
+            model_names = gr.Markdown("", elem_id="model-names")
+            with gr.Row(equal_height=True, elem_classes="consent-row"):
+                consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3, min_width=200)
+                with gr.Column(scale=1, min_width=130), gr.Accordion("Read the terms", open=False, elem_id="terms"):
+                    gr.Markdown(terms or "See the About tab.")
+            with gr.Row(elem_classes="vote-buttons"):
+                buttons = tuple(gr.Button(label, elem_id=eid, interactive=False, min_width=0)
+                                for eid, label, _ in VOTE_BUTTONS)
+            vote_error = gr.Markdown("", elem_id="vote-error")
     choice = gr.Textbox(visible=False)
+    api_question = gr.Textbox(visible=False)
+    browser_key = gr.Textbox(visible=False)
     return ArenaView(question=question, send=send, new_battle=new_battle, status=status, answer_a=answer_a,
                      answer_b=answer_b, refs_a=refs_a, refs_b=refs_b, consent=consent, vote_buttons=buttons,
-                     reason=reason, model_names=model_names, choice=choice, session=session, turn=turn)
+                     reason=reason, model_names=model_names, choice=choice, api_question=api_question,
+                     question_error=question_error, vote_error=vote_error, browser_key=browser_key,
+                     session=session, turn=turn)
 
 
 def wire_arena(handlers: ArenaHandlers) -> None:
-    """Connect the Arena tab's events to its handlers; defines the public /battle and /vote endpoints."""
+    """Connect the Arena tab's events to its handlers; defines the public /battle and /vote endpoints.
+
+    The page's Send and vote buttons are private events that write refusals beside the control; the
+    public endpoints hang on hidden boxes and raise them, as an API client expects."""
     v = handlers.view
     # "always_last": a Send while a battle streams starts the new battle as soon as the old one ends (the
     # default dropped that Send and left the old battle votable under the new question; settle blanks it).
     locked = v.send.click(handlers.clear, [v.turn], [*v.screen, v.turn], api_visibility="private", queue=False)
-    running = locked.then(handlers.battle, [v.question, v.session, v.turn], v.battle_outputs, api_name="battle",
-                          concurrency_limit=32, trigger_mode="always_last")
+    running = locked.then(handlers.battle_in_page, [v.question, v.session, v.turn, v.browser_key],
+                          v.page_battle_outputs, api_visibility="private", concurrency_limit=32,
+                          trigger_mode="always_last")
     # Queued (not queue=False) so its update reaches the page after any the battle sent before it ended.
     running.then(handlers.settle, [v.session, v.turn], v.screen, api_visibility="private")
     v.question.submit(None, None, None, js="() => document.querySelector('#send')?.click()",
                       api_visibility="private")
-    vote_inputs = [v.reason, v.consent, v.session]
+    v.api_question.submit(handlers.battle, [v.api_question, v.session, v.turn], v.battle_outputs,
+                          api_name="battle", concurrency_limit=32)
     for button, (_, _, value) in zip(v.vote_buttons, VOTE_BUTTONS):
         # The reveal and the closed controls arrive in one update: no moment where the
         # names are shown and voting still looks open.
-        button.click(handlers.vote_button(value), vote_inputs, [v.model_names, v.session, *v.controls],
-                     api_visibility="private")
-    v.choice.submit(handlers.vote_api, [v.choice, *vote_inputs], v.vote_outputs, api_name="vote")
+        button.click(handlers.vote_button(value), [v.reason, v.consent, v.session, v.browser_key],
+                     v.page_vote_outputs, api_visibility="private")
+    v.consent.input(None, [v.consent], None, js=REMEMBER_CONSENT_JS, api_visibility="private", queue=False)
+    v.choice.submit(handlers.vote_api, [v.choice, v.reason, v.consent, v.session], v.vote_outputs, api_name="vote")
     # Cancelling stops the running battle's generation; settle (above) then runs and removes any
     # update of it that arrived after this blank screen.
     v.new_battle.click(handlers.new_battle, [v.turn], [v.question, *v.screen, v.turn], api_visibility="private",

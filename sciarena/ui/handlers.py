@@ -5,6 +5,11 @@ The rules live in the ``Arena`` (arena.py); a handler passes the widgets' values
 returns updates keyed by component. The battle (models, contexts, answers) is kept in the visitor's
 server-side session (``ArenaSession`` in a gr.State); the browser only ever receives the anonymous
 texts until the vote is written.
+
+The page and the public API share the rules but not the error path: the /battle and /vote endpoints
+raise ``gr.Error`` (an API client sees an error), while Send and the vote buttons write the message
+next to where it happened, where it stays until the next action (a raised error flashes a toast and
+leaves bare "Error" pills on every output).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from sciarena.arena import Arena, ArenaSession, Ballot
 from sciarena.errors import ProviderTimeout, SciArenaError
 from sciarena.types import SideResult
 from sciarena.ui import render
+from sciarena.votes.voter import Visitor
 
 Updates = dict[Any, Any]  # component → new value or gr.update(...)
 
@@ -39,6 +45,10 @@ class ArenaView:
     reason: gr.Textbox
     model_names: gr.Markdown
     choice: gr.Textbox  # hidden: carries the choice for the public /vote endpoint
+    api_question: gr.Textbox  # hidden: carries the question for the public /battle endpoint
+    question_error: gr.Markdown  # why Send was refused, under the question
+    vote_error: gr.Markdown  # why a vote was refused, by the vote buttons
+    browser_key: gr.Textbox  # hidden: the random key this browser keeps in local storage (app.BROWSER_JS)
     session: gr.State  # ArenaSession
     turn: gr.State  # int: written only by Send and New battle (see ArenaHandlers)
 
@@ -59,8 +69,18 @@ class ArenaView:
 
     @property
     def screen(self) -> list[Any]:
-        """What a battle shows: answers, references, status, reveal, controls, session."""
-        return [*self.battle_outputs, self.model_names, *self.controls]
+        """What a battle shows: answers, references, status, reveal, controls, session, messages."""
+        return [*self.battle_outputs, self.model_names, *self.controls, self.question_error, self.vote_error]
+
+    @property
+    def page_battle_outputs(self) -> list[Any]:
+        """What Send's battle updates in the page: the endpoint's outputs and the question's message."""
+        return [*self.battle_outputs, self.question_error]
+
+    @property
+    def page_vote_outputs(self) -> list[Any]:
+        """What a vote button updates: the reveal, the session, the closed controls and the vote's message."""
+        return [self.model_names, self.session, *self.controls, self.vote_error]
 
 
 class ArenaHandlers:
@@ -78,45 +98,70 @@ class ArenaHandlers:
         self.view = view
 
     def clear(self, turn: int | None) -> Updates:
-        """A blank battle in a new turn: no answers, no reveal, closed controls, an empty reason box.
+        """Send: a blank battle in a new turn, no messages, and an empty reason box, open to be filled
+        while the answers stream.
 
         Forgetting the previous battle matters: if the next question is refused, the old (now
         cleared) answers must not be votable, and a reason typed for it must not travel to the next."""
         following = (turn or 0) + 1
-        return {**self._blank(ArenaSession(turn=following)), self.view.turn: following}
+        return {**self._blank(ArenaSession(turn=following)), **self._no_messages(), self.view.turn: following,
+                self.view.reason: gr.update(value="", interactive=True)}
 
     def new_battle(self, turn: int | None) -> Updates:
-        """New battle: a blank screen in a new turn, and an empty question box."""
-        return {**self.clear(turn), self.view.question: ""}
+        """New battle: a blank screen in a new turn, no messages, an empty question box and a closed
+        (empty) reason box, as there is no battle to give a reason for yet."""
+        following = (turn or 0) + 1
+        return {**self._blank(ArenaSession(turn=following)), **self._no_messages(), self.view.turn: following,
+                self.view.question: ""}
 
-    def battle(self, question: str, session: ArenaSession | None, turn: int | None = 0) -> Iterator[Updates]:
-        """Retrieve once, then stream both anonymous answers side by side."""
-        v = self.view
+    def battle(self, question: str, session: ArenaSession | None, turn: int | None = 0,
+               request: gr.Request | None = None, profile: gr.OAuthProfile | None = None) -> Iterator[Updates]:
+        """The public /battle endpoint: retrieve once, then stream both anonymous answers side by side;
+        a refused question raises gr.Error."""
         try:
-            progress = self.arena.start_battle(question)
+            progress = self.arena.start_battle(question, visitor=visitor(request, profile))
         except SciArenaError as err:
             raise gr.Error(str(err), print_exception=False) from None
+        yield from self._stream(progress, turn)
+
+    def battle_in_page(self, question: str, session: ArenaSession | None, turn: int | None, browser_key: str | None,
+                       request: gr.Request, profile: gr.OAuthProfile | None) -> Iterator[Updates]:
+        """Send in the page: the same battle; a refusal is written under the question instead."""
+        try:
+            progress = self.arena.start_battle(question, visitor=visitor(request, profile, browser_key))
+        except SciArenaError as err:
+            yield {self.view.question_error: message_markdown(str(err))}
+            return
+        yield from self._stream(progress, turn)
+
+    def _stream(self, progress: Iterator[Any], turn: int | None) -> Iterator[Updates]:
+        v = self.view
         status = ""
         for snapshot in progress:
             battle = snapshot.battle
             current = ArenaSession(battle=battle, turn=turn or 0)
             status = status or render.retrieval_status(battle.retrieval)  # retrieval is done once, before the stream
             if not snapshot.finished:
-                yield {v.answer_a: render.answer_markdown(snapshot.text_a),
-                       v.answer_b: render.answer_markdown(snapshot.text_b),
+                # Every reference while streaming: which ones an answer cites is known only at the end.
+                listed = battle.retrieval.references
+                yield {v.answer_a: render.answer_markdown(snapshot.text_a, references=listed),
+                       v.answer_b: render.answer_markdown(snapshot.text_b, references=listed),
                        v.refs_a: "", v.refs_b: "", v.status: status + " Answering…", v.session: current}
                 continue
             done = "Both answers are complete — which one is better?" if battle.votable else \
                 "One answer failed, so this battle cannot be voted on."
-            yield {v.answer_a: render.answer_markdown(snapshot.text_a, shown_error(battle.side_a)),
-                   v.answer_b: render.answer_markdown(snapshot.text_b, shown_error(battle.side_b)),
-                   v.refs_a: render.cited_markdown(battle.side_a, battle.retrieval),
-                   v.refs_b: render.cited_markdown(battle.side_b, battle.retrieval),
+            retrieval = battle.retrieval
+            yield {v.answer_a: render.answer_markdown(snapshot.text_a, shown_error(battle.side_a),
+                                                      render.cited_for_answer(battle.side_a, retrieval)),
+                   v.answer_b: render.answer_markdown(snapshot.text_b, shown_error(battle.side_b),
+                                                      render.cited_for_answer(battle.side_b, retrieval)),
+                   v.refs_a: render.cited_markdown(battle.side_a, retrieval),
+                   v.refs_b: render.cited_markdown(battle.side_b, retrieval),
                    v.status: f"{status} {done}", v.session: current}
 
     def settle(self, session: ArenaSession | None, turn: int | None) -> Updates:
         """After a battle ended (or was refused, or cancelled): open voting if this turn's battle can
-        be voted on; blank the screen if the session holds nothing current."""
+        be voted on; blank the screen if the session holds nothing current (a refusal's message stays)."""
         if session is None or session.battle is None or session.turn != (turn or 0):
             return self._blank(ArenaSession(turn=turn or 0))
         return self.open_controls(session)
@@ -128,31 +173,46 @@ class ArenaHandlers:
         closed = {button: gr.update(interactive=False) for button in v.vote_buttons}
         return {**blank, **closed, v.reason: gr.update(value="", interactive=False), v.session: session}
 
+    def _no_messages(self) -> Updates:
+        return {self.view.question_error: "", self.view.vote_error: ""}
+
     def open_controls(self, session: ArenaSession | None) -> Updates:
         """Vote buttons and reason box open exactly while this session's battle can be voted on."""
         open_ = bool(session and session.open_for_vote)
         return {control: gr.update(interactive=open_) for control in self.view.controls}
 
     def vote(self, choice: str, reason: str | None, consent: bool | None, session: ArenaSession | None,
-             request: gr.Request | None = None, profile: gr.OAuthProfile | None = None) -> Updates:
-        """Record the vote durably, then reveal the names and close voting, in one update."""
-        ballot = Ballot(choice=choice, reason=reason, consent=consent, username=getattr(profile, "username", None),
-                        session_hash=getattr(request, "session_hash", None))
+             request: gr.Request | None = None, profile: gr.OAuthProfile | None = None,
+             browser_key: str | None = None) -> Updates:
+        """Record the vote durably, then reveal the names and close voting, in one update; a refused
+        vote raises gr.Error."""
         try:
-            voted = self.arena.vote(session, ballot)
+            return self._vote(choice, reason, consent, session, request, profile, browser_key)
         except SciArenaError as err:
             raise gr.Error(str(err), print_exception=False) from None
+
+    def _vote(self, choice: str, reason: str | None, consent: bool | None, session: ArenaSession | None,
+              request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None) -> Updates:
+        who = visitor(request, profile, browser_key)
+        ballot = Ballot(choice=choice, reason=reason, consent=consent, username=who.username,
+                        session_hash=who.session_hash, browser_key=who.browser_key)
+        voted = self.arena.vote(session, ballot)
         assert voted.vote is not None and voted.battle is not None
         return {self.view.model_names: render.reveal_markdown(voted.battle, voted.vote.choice),
                 self.view.session: voted, **self.open_controls(voted)}
 
     def vote_button(self, choice: str) -> Callable[..., Updates]:
-        """The click handler of one vote button (a real function: Gradio fills ``request`` and
-        ``profile`` from its type hints, which a functools.partial hides)."""
+        """The click handler of one vote button: a refusal is written by the buttons and stays until
+        the next action (a real function: Gradio fills ``request`` and ``profile`` from its type hints,
+        which a functools.partial hides)."""
         # Named apart from "vote": Gradio derives endpoint names from function names, even private ones.
         def vote_by_button(reason: str | None, consent: bool | None, session: ArenaSession | None,
-                           request: gr.Request, profile: gr.OAuthProfile | None) -> Updates:
-            return self.vote(choice, reason, consent, session, request, profile)
+                           browser_key: str | None, request: gr.Request, profile: gr.OAuthProfile | None) -> Updates:
+            try:
+                updates = self._vote(choice, reason, consent, session, request, profile, browser_key)
+            except SciArenaError as err:
+                return {self.view.vote_error: message_markdown(str(err))}
+            return {**updates, self.view.vote_error: ""}
         return vote_by_button
 
     def vote_api(self, choice: str, reason: str | None, consent: bool | None, session: ArenaSession | None,
@@ -160,6 +220,17 @@ class ArenaHandlers:
         """The public /vote endpoint: the same vote, returning only the reveal (and the session)."""
         updates = self.vote(choice, reason, consent, session, request, profile)
         return {component: updates[component] for component in self.view.vote_outputs}
+
+
+def visitor(request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None = None) -> Visitor:
+    """Who is acting, as far as the page knows: the signed-in username, the browser's key, the session."""
+    return Visitor(username=getattr(profile, "username", None) or None, browser_key=(browser_key or "").strip() or None,
+                   session_hash=getattr(request, "session_hash", None) or None)
+
+
+def message_markdown(message: str) -> str:
+    """A refusal as the page shows it, beside the control that caused it."""
+    return f"⚠ {render.escape(message)}"
 
 
 def shown_error(side: SideResult | None) -> str | None:
