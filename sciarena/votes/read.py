@@ -95,7 +95,12 @@ def read_file(path: Path, *, copy: bool = True, texts: bool = False) -> RawColum
     suffix = path.suffix.lower()
     try:
         if suffix in LINE_SUFFIXES:
-            return read_jsonl(path, cache=copy, texts=texts)
+            raw = read_jsonl(path, cache=copy, texts=texts)
+            if not raw.has_voters:
+                # A columnar copy that does not hold the voter and redaction columns cannot say which
+                # votes count: parse the file itself (correct, slower) rather than guess.
+                raw = read_jsonl(path, cache=False, texts=texts)
+            return raw
         if suffix == ".parquet":
             return read_parquet(path, texts=texts)
         return parse_bytes(path.read_bytes(), str(path), texts=texts, whole_file=path)
