@@ -195,6 +195,11 @@ class Limiter:
         with self._lock:
             self._running.pop(number, None)
 
+    def tracked(self) -> int:
+        """(kind, voter key) pairs with counted events held in memory."""
+        with self._lock:
+            return len(self._events)
+
     def running(self) -> int:
         """Paid battles holding a slot now."""
         with self._lock:

@@ -148,7 +148,7 @@ def test_memory_follows_active_visitors(clock):
         lim.reserve_vote(f"visitor-{k}")
     clock.advance(DAY + HOUR)
     lim.reserve_vote("late")
-    assert len(lim._events) == 1  # noqa: SLF001 — the sweep is the point of this test
+    assert lim.tracked() == 1
 
 
 # --- the arena -----------------------------------------------------------------------------------------

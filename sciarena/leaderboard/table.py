@@ -173,7 +173,7 @@ def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted
     (timestamps; untimed votes last), redacted ones too: they say as much about a voter. Votes
     without a voter id are history for the check and are kept. The result carries
     :class:`Exclusions`; raises LeaderboardInputError when nothing is left."""
-    from sciarena.quality.check import DEFAULT_ALPHA, VoteArrays, check_votes
+    from sciarena.quality.report import DEFAULT_ALPHA
 
     alpha = DEFAULT_ALPHA if alpha is None else alpha
     n = table.n_votes
@@ -181,6 +181,8 @@ def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted
     flagged = np.zeros(n, dtype=bool)
     n_flagged = checked = 0
     if (voter >= 0).any():
+        from sciarena.quality.check import VoteArrays, check_votes  # scipy.stats: only when there is work
+
         stamps = np.where(np.isnan(table.timestamp), np.inf, table.timestamp)
         order = np.argsort(stamps, kind="stable")  # stable: file order among equal times
         arrays = VoteArrays(table.models, table.voters, voter[order].astype(np.int64),
