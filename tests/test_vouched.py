@@ -150,3 +150,12 @@ def test_every_vote_left_out_is_a_clear_message(tmp_path, capsys):
     with pytest.raises(LeaderboardInputError):
         load_votes(path)
     assert load_votes(path, include_redacted=True).n_votes == 10
+
+
+def test_a_model_whose_every_vote_was_left_out_leaves_the_board(tmp_path):
+    records = [vote(k, f"anon-{k % 5}") for k in range(30)]
+    records.append(vote(30, "anon-1", modelA="Delta", redacted_b=True))
+    table = load_votes(write(tmp_path / "votes.jsonl", records))
+    assert "Delta" not in table.models and table.n_votes == 30 and table.excluded.redacted_votes == 1
+    assert max(table.a.max(), table.b.max()) == len(table.models) - 1
+    assert "Delta" in load_votes(tmp_path / "votes.jsonl", include_redacted=True).models

@@ -204,6 +204,11 @@ def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted
     if drop.all():
         raise LeaderboardInputError(f"no votes left to rank: {excluded.describe(flags=True)}")
     kept = table.subset(~drop) if drop.any() else table
+    if drop.any():  # a model whose every vote was left out is no longer on the board
+        models, ab = _compact(kept.models, np.concatenate([kept.a, kept.b]).astype(np.int32))
+        if len(models) < 2:
+            raise LeaderboardInputError(f"only one model has votes left to rank: {excluded.describe(flags=True)}")
+        kept = dataclasses.replace(kept, models=models, a=ab[:kept.n_votes], b=ab[kept.n_votes:])
     return dataclasses.replace(kept, excluded=excluded)
 
 
