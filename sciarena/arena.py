@@ -30,7 +30,7 @@ from sciarena.errors import (
     RetrievalError,
     SciArenaError,
 )
-from sciarena.limits import Limiter, Limits
+from sciarena.limits import VisitorLimits, open_limiter
 from sciarena.pairing import new_battle, sample_pair
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever
@@ -112,12 +112,12 @@ class Arena:
     counts: BattleCounts  # battles per model, so pair sampling can favour newcomers
     rng: random.Random = field(default_factory=random.Random, compare=False)
     clock: Callable[[], float] = time.time  # epoch seconds: when a battle starts, and its voting window
-    limiter: Limiter | None = field(default=None, compare=False)  # None: the settings' limits, this clock
+    limiter: VisitorLimits | None = field(default=None, compare=False)  # None: the settings' limits, this clock
 
     def __post_init__(self) -> None:
         check_salt(self.settings.id_salt, self.settings.public)
         if self.limiter is None:  # one per arena, shared by every worker thread
-            object.__setattr__(self, "limiter", Limiter(Limits.from_settings(self.settings), self.clock))
+            object.__setattr__(self, "limiter", open_limiter(self.settings, self.clock))
 
     def start_battle(self, question_text: str | None, visitor: Visitor | None = None) -> Iterator[Progress]:
         """Validate, retrieve once, draw a pair; return the live battle stream.
@@ -152,7 +152,7 @@ class Arena:
         return lease.wrap(self.runner.run(battle, request))
 
     @property
-    def _limiter(self) -> Limiter:
+    def _limiter(self) -> VisitorLimits:
         assert self.limiter is not None  # set by __post_init__
         return self.limiter
 

@@ -61,6 +61,7 @@ class Settings:
     votes_per_day: int = 150
     max_paid_battles: int = 8  # paid battles generating at once, over all visitors
     limit_offline: bool = False
+    redis_url: str = field(default="", repr=False)  # limit counts in this Redis (shared by replicas); "" = in process
     seed: int | None = None  # fixed seed for pair sampling (tests, demos)
     outage: frozenset[str] = frozenset()  # model names kept out of battles for now (SCIARENA_OUTAGE, comma-separated)
     oauth_enabled: bool = False  # a Space with hf_oauth: true (it sets OAUTH_CLIENT_ID): offer "Sign in"
@@ -102,6 +103,7 @@ class Settings:
             votes_per_day=_limit(env, "SCIARENA_VOTES_PER_DAY", cls.votes_per_day),
             max_paid_battles=_limit(env, "SCIARENA_MAX_PAID_BATTLES", cls.max_paid_battles),
             limit_offline=_flag(env, "SCIARENA_LIMIT_OFFLINE", False),
+            redis_url=env.get("SCIARENA_REDIS_URL", "").strip(),
             seed=int(seed) if seed else None,
             outage=frozenset(n.strip() for n in env.get("SCIARENA_OUTAGE", "").split(",") if n.strip()),
             oauth_enabled=bool(env.get("OAUTH_CLIENT_ID")),

@@ -15,7 +15,8 @@ recorded. A paid battle holds a slot (:class:`Lease`) until its stream ends or i
 most ``lease_s`` seconds, so a stream the caller never reads cannot hold a slot for ever.
 
 The state is in-process (one lock; the app's worker threads share one :class:`Limiter`). Replicas
-share nothing: a second replica needs the counts in a shared store (see the README).
+share nothing that way; with ``SCIARENA_REDIS_URL`` the same rules run in Redis instead
+(``limits_redis.RedisLimiter``), so every replica counts against one set of windows.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import itertools
 import math
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol, TypeVar
 
 from sciarena.errors import ArenaBusy, RateLimitedVisitor
 
@@ -93,6 +94,12 @@ BUSY_MESSAGE = ("The arena is answering as many questions as it can afford at on
                 "please try again in a minute.")
 
 
+def refusal(name: str, limit: int, retry_s: float) -> RateLimitedVisitor:
+    """The error for a visitor at rule ``name``'s ``limit``, free again in ``retry_s`` seconds."""
+    return RateLimitedVisitor(_MESSAGES[name].format(n=limit, wait=_wait(retry_s)), limit=name,
+                              retry_after_s=max(0.0, retry_s))
+
+
 class Lease:
     """A paid battle's slot: released once, by :meth:`release`, the end of :meth:`wrap`'s stream,
     or expiry."""
@@ -120,6 +127,30 @@ class Lease:
             self.release()
 
 
+class VisitorLimits(Protocol):
+    """What the arena asks of a limiter (this module's Limiter, or limits_redis.RedisLimiter)."""
+
+    limits: Limits
+
+    def check_battle(self, key: str | None) -> None: ...
+
+    def start_battle(self, key: str | None, specs: Iterable["ModelSpec"]) -> Lease: ...
+
+    def reserve_vote(self, key: str) -> Callable[[], None]: ...
+
+    def running(self) -> int: ...
+
+
+def open_limiter(settings: "Settings", clock: Callable[[], float]) -> VisitorLimits:
+    """The settings' limits, in Redis when SCIARENA_REDIS_URL names a server, else in this process."""
+    limits = Limits.from_settings(settings)
+    if settings.redis_url:
+        from sciarena.limits_redis import RedisLimiter
+
+        return RedisLimiter.from_url(settings.redis_url, limits, clock)
+    return Limiter(limits, clock)
+
+
 class Limiter:
     """Sliding-window counts per voter key and the paid battles running; thread-safe.
 
@@ -141,9 +172,7 @@ class Limiter:
         for name, window, limit in self.limits.rules(kind):
             start = bisect.bisect_right(times, now - window)
             if len(times) - start >= limit:
-                retry = times[len(times) - limit] + window - now  # when the oldest counted one leaves
-                raise RateLimitedVisitor(_MESSAGES[name].format(n=limit, wait=_wait(retry)),
-                                         limit=name, retry_after_s=max(0.0, retry))
+                raise refusal(name, limit, times[len(times) - limit] + window - now)  # the oldest counted leaves
 
     def _record(self, kind: str, key: str, now: float) -> float:
         times = self._events.setdefault((kind, key), [])

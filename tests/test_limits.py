@@ -1,15 +1,22 @@
 """Abuse limits (limits.py) and how the arena enforces them: over a limit the visitor gets one
-sentence, no model is called and nothing is counted."""
+sentence, no model is called and nothing is counted. The limiter's contract runs twice: in process
+and against a real Redis server on loopback (limits_redis.py), as a second replica would use it."""
 
 from __future__ import annotations
 
+import shutil
+import socket
+import subprocess
 import threading
+import time
+import uuid
 
 import pytest
 
 from sciarena.arena import ArenaSession, Ballot
 from sciarena.errors import ArenaBusy, RateLimitedVisitor
 from sciarena.limits import DAY, HOUR, Limiter, Limits
+from sciarena.limits_redis import UNREACHABLE, RedisLimiter
 from sciarena.types import ModelSpec
 from sciarena.votes.voter import Visitor, voter_id
 
@@ -18,13 +25,51 @@ OFFLINE = (ModelSpec("O1", "offline", "o1", offline=True), ModelSpec("O2", "offl
 KEY = "0123456789abcdef0123"
 
 
-def limiter(clock, **limits):
-    return Limiter(Limits(**{"battles_per_hour": 0, "battles_per_day": 0, "votes_per_day": 0,
-                             "max_paid_battles": 0, **limits}), clock)
+@pytest.fixture(scope="module")
+def redis_url():
+    """A redis-server on a free loopback port, nothing saved to disk; stopped after the module."""
+    pytest.importorskip("redis")
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                               "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import redis
+
+    client = redis.Redis(port=port)
+    for _ in range(200):  # up in a few ms; polled, not timed
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.02)
+    yield f"redis://127.0.0.1:{port}/0"
+    server.terminate()
+    server.wait(timeout=10)
 
 
-def test_battles_per_hour_slide_with_the_clock(clock):
-    lim = limiter(clock, battles_per_hour=2)
+@pytest.fixture(params=["memory", "redis"])
+def limiter(request, clock):
+    """``limiter(**limits)``: a fresh limiter of each kind (every Redis one under its own key prefix)."""
+
+    def make(*_: object, **limits: object):
+        settings = Limits(**{"battles_per_hour": 0, "battles_per_day": 0, "votes_per_day": 0,
+                             "max_paid_battles": 0, **limits})  # type: ignore[arg-type]
+        if request.param == "memory":
+            return Limiter(settings, clock)
+        import redis
+
+        client = redis.Redis.from_url(request.getfixturevalue("redis_url"))
+        return RedisLimiter(settings, clock, client, prefix=f"test-{uuid.uuid4().hex}:")
+
+    return make
+
+
+def test_battles_per_hour_slide_with_the_clock(limiter, clock):
+    lim = limiter(battles_per_hour=2)
     lim.start_battle("k", PAID).release()
     clock.advance(600)
     lim.start_battle("k", PAID).release()
@@ -38,8 +83,8 @@ def test_battles_per_hour_slide_with_the_clock(clock):
         lim.start_battle("k", PAID)
 
 
-def test_battles_and_votes_per_day(clock):
-    lim = limiter(clock, battles_per_day=3, votes_per_day=2)
+def test_battles_and_votes_per_day(limiter, clock):
+    lim = limiter(battles_per_day=3, votes_per_day=2)
     for _ in range(3):
         lim.start_battle("k", PAID)
         clock.advance(HOUR)
@@ -55,8 +100,8 @@ def test_battles_and_votes_per_day(clock):
     lim.start_battle("k", PAID)
 
 
-def test_an_undone_vote_does_not_count(clock):
-    lim = limiter(clock, votes_per_day=1)
+def test_an_undone_vote_does_not_count(limiter, clock):
+    lim = limiter(votes_per_day=1)
     undo = lim.reserve_vote("k")
     undo()
     lim.reserve_vote("k")
@@ -64,12 +109,12 @@ def test_an_undone_vote_does_not_count(clock):
         lim.reserve_vote("k")
 
 
-def test_offline_battles_are_not_counted_unless_asked(clock):
-    lim = limiter(clock, battles_per_hour=1, max_paid_battles=1)
+def test_offline_battles_are_not_counted_unless_asked(limiter, clock):
+    lim = limiter(battles_per_hour=1, max_paid_battles=1)
     for _ in range(3):
         lim.start_battle("k", OFFLINE)
     assert lim.running() == 0
-    strict = limiter(clock, battles_per_hour=1, limit_offline=True)
+    strict = limiter(battles_per_hour=1, limit_offline=True)
     strict.start_battle("k", OFFLINE)
     with pytest.raises(RateLimitedVisitor):
         strict.start_battle("k", OFFLINE)
@@ -79,8 +124,8 @@ def test_offline_battles_are_not_counted_unless_asked(clock):
         lim.start_battle("k", mixed)
 
 
-def test_the_paid_battle_cap_is_global_and_freed_when_a_stream_ends(clock):
-    lim = limiter(clock, max_paid_battles=2)
+def test_the_paid_battle_cap_is_global_and_freed_when_a_stream_ends(limiter, clock):
+    lim = limiter(max_paid_battles=2)
     first = lim.start_battle("a", PAID)
     stream = lim.start_battle(None, PAID).wrap(iter([1, 2]))
     with pytest.raises(ArenaBusy, match="try again in a minute"):
@@ -95,8 +140,8 @@ def test_the_paid_battle_cap_is_global_and_freed_when_a_stream_ends(clock):
     held.release()
 
 
-def test_a_refused_battle_is_not_counted(clock):
-    lim = limiter(clock, battles_per_hour=1, max_paid_battles=1)
+def test_a_refused_battle_is_not_counted(limiter, clock):
+    lim = limiter(battles_per_hour=1, max_paid_battles=1)
     first = lim.start_battle("a", PAID)
     with pytest.raises(ArenaBusy):
         lim.start_battle("b", PAID)
@@ -120,8 +165,8 @@ def test_limits_come_from_the_environment():
             Settings.from_env(env)
 
 
-def test_limits_hold_across_threads(clock):
-    lim = limiter(clock, battles_per_day=50, max_paid_battles=0)
+def test_limits_hold_across_threads(limiter, clock):
+    lim = limiter(battles_per_day=50, max_paid_battles=0)
     admitted, refused = [], []
     start = threading.Barrier(8)
 
@@ -143,12 +188,51 @@ def test_limits_hold_across_threads(clock):
 
 
 def test_memory_follows_active_visitors(clock):
-    lim = limiter(clock, votes_per_day=5)
+    lim = Limiter(Limits(votes_per_day=5), clock)
     for k in range(100):
         lim.reserve_vote(f"visitor-{k}")
     clock.advance(DAY + HOUR)
     lim.reserve_vote("late")
     assert lim.tracked() == 1
+
+
+def test_two_replicas_sharing_redis_count_together(redis_url, clock):
+    one, two = (RedisLimiter.from_url(redis_url, Limits(battles_per_hour=3, max_paid_battles=2), clock)
+                for _ in range(2))
+    one.start_battle("k", PAID).release()
+    two.start_battle("k", PAID).release()
+    held = one.start_battle("k", PAID)
+    with pytest.raises(RateLimitedVisitor):
+        two.start_battle("k", PAID)  # the third battle of the hour was started on the other replica
+    other = two.start_battle("other", PAID)
+    with pytest.raises(ArenaBusy):
+        one.start_battle("third", PAID)  # two slots taken, one on each replica
+    held.release()
+    assert two.running() == 1
+    other.release()
+
+
+def test_two_arenas_configured_with_one_redis_share_the_limits(scripted, make_arena, redis_url, clock):
+    first = scripted_arena(scripted, make_arena, redis_url=redis_url, battles_per_hour=1)
+    second = make_arena(redis_url=redis_url, battles_per_hour=1)
+    assert isinstance(first.limiter, RedisLimiter)
+    me = Visitor(browser_key=KEY + "-redis")
+    list(first.start_battle("How does attention work?", visitor=me))
+    with pytest.raises(RateLimitedVisitor, match="1 battles in the last hour"):
+        second.start_battle("How does attention work?", visitor=me)
+    assert first.limiter.running() == 0  # the finished battle gave its slot back
+
+
+def test_an_unreachable_redis_refuses_with_a_sentence(clock):
+    pytest.importorskip("redis")
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    lim = RedisLimiter.from_url(f"redis://127.0.0.1:{port}/0", Limits(), clock)
+    for attempt in (lambda: lim.check_battle("k"), lambda: lim.start_battle("k", PAID), lambda: lim.reserve_vote("k")):
+        with pytest.raises(ArenaBusy, match=UNREACHABLE):
+            attempt()
+    assert lim.start_battle("k", OFFLINE).wrap(iter([1])) is not None  # offline battles need no count
 
 
 # --- the arena -----------------------------------------------------------------------------------------
