@@ -4,6 +4,9 @@
 battle; ``Arena.vote`` accepts one consented vote per finished, votable, unexpired battle and writes
 it durably. Every refusal is a typed SciArenaError (errors.py) whose message is fit for the voter,
 so the UI only shows messages and renders records; these rules are testable without Gradio.
+Both enforce the abuse limits (limits.py), keyed by the visitor's hashed voter id (voter.py): a
+visitor over a limit is refused before retrieval, and a paid battle is counted and given its slot
+after the draw, before any model is called.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from sciarena.errors import (
     RetrievalError,
     SciArenaError,
 )
+from sciarena.limits import VisitorLimits, open_limiter
 from sciarena.pairing import new_battle, sample_pair
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever
@@ -36,7 +40,7 @@ from sciarena.types import CHOICES, Battle, Choice, GenerationRequest, Vote
 from sciarena.votes.counts import BattleCounts
 from sciarena.votes.schema import vote_record
 from sciarena.votes.store import LocalVoteStore, utc_now_iso
-from sciarena.votes.voter import Visitor, require_consent, voter_id
+from sciarena.votes.voter import Visitor, check_salt, require_consent, voter_id
 
 log = logging.getLogger(__name__)
 
@@ -108,15 +112,26 @@ class Arena:
     counts: BattleCounts  # battles per model, so pair sampling can favour newcomers
     rng: random.Random = field(default_factory=random.Random, compare=False)
     clock: Callable[[], float] = time.time  # epoch seconds: when a battle starts, and its voting window
+    limiter: VisitorLimits | None = field(default=None, compare=False)  # None: the settings' limits, this clock
+
+    def __post_init__(self) -> None:
+        check_salt(self.settings.id_salt, self.settings.public)
+        if self.limiter is None:  # one per arena, shared by every worker thread
+            object.__setattr__(self, "limiter", open_limiter(self.settings, self.clock))
 
     def start_battle(self, question_text: str | None, visitor: Visitor | None = None) -> Iterator[Progress]:
         """Validate, retrieve once, draw a pair; return the live battle stream.
 
-        Validation, retrieval and the draw happen in this call (errors are raised here, before any
-        generation); the returned iterator runs both sides."""
+        Validation, limits, retrieval and the draw happen in this call (errors are raised here, before
+        any generation); the returned iterator runs both sides. ``visitor`` None (a caller that knows
+        nobody, e.g. a script) is held only to the cap on concurrent paid battles."""
         from sciarena.prompting import build_messages
 
         question = validate_question(question_text, self.settings.max_question_chars)
+        limiter = self._limiter
+        key = None if visitor is None else voter_id(visitor, self.settings.id_salt)
+        if limiter.limits.counts_battle(self.pool.active):  # else no battle this pool can draw is counted
+            limiter.check_battle(key)
         try:
             retrieval = self.retriever.retrieve(question)
         except SciArenaError:
@@ -133,7 +148,13 @@ class Arena:
                             question_type=classify_question(question))
         request = GenerationRequest(question=question, references=retrieval.references,
                                     messages=build_messages(question, retrieval.references))
-        return self.runner.run(battle, request)
+        lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
+        return lease.wrap(self.runner.run(battle, request))
+
+    @property
+    def _limiter(self) -> VisitorLimits:
+        assert self.limiter is not None  # set by __post_init__
+        return self.limiter
 
     def vote(self, session: ArenaSession | None, ballot: Ballot) -> ArenaSession:
         """Store one consented vote on the session's finished battle; the session now carries the vote.
@@ -152,9 +173,14 @@ class Arena:
         if self.clock() - battle.created_at > self.settings.battle_ttl_s:
             raise BattleExpired("This battle has expired; please start a new one.")
         require_consent(ballot.consent)
+        who = voter_id(ballot.visitor, self.settings.id_salt)
+        undo = self._limiter.reserve_vote(who)  # RateLimitedVisitor over votes_per_day
         vote = Vote(battle=battle, choice=choice, reason=(ballot.reason or "").strip()[:MAX_REASON_CHARS],
-                    voter_id=voter_id(ballot.username, ballot.session_hash, self.settings.id_salt),
-                    consent=True, timestamp=utc_now_iso())
-        self.store.append(vote_record(vote))  # VoteRejected if this battle already has a stored vote
+                    voter_id=who, consent=True, timestamp=utc_now_iso())
+        try:
+            self.store.append(vote_record(vote))  # VoteRejected if this battle already has a stored vote
+        except BaseException:
+            undo()  # a vote not stored does not count against the voter
+            raise
         self.counts.add(battle.model_a.name, battle.model_b.name)
         return replace(session, vote=vote)

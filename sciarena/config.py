@@ -52,7 +52,16 @@ class Settings:
     index_cache_dir: Path | None = None  # where the demo index is cached; None = build in memory
     votes_repo: str | None = None
     push_every_minutes: float = 5.0
-    id_salt: str = ""
+    id_salt: str = ""  # secret salt of every hashed voter id (SCIARENA_ID_SALT); required when public
+    public: bool = False  # running on a Hugging Face Space (it sets SPACE_ID): votes are published
+    # Abuse limits (limits.py), per hashed voter id; 0 = no limit. Battle limits count paid battles only
+    # (a contestant that is not offline) unless limit_offline; votes count whatever the battle.
+    battles_per_hour: int = 30
+    battles_per_day: int = 150
+    votes_per_day: int = 150
+    max_paid_battles: int = 8  # paid battles generating at once, over all visitors
+    limit_offline: bool = False
+    redis_url: str = field(default="", repr=False)  # limit counts in this Redis (shared by replicas); "" = in process
     seed: int | None = None  # fixed seed for pair sampling (tests, demos)
     outage: frozenset[str] = frozenset()  # model names kept out of battles for now (SCIARENA_OUTAGE, comma-separated)
     oauth_enabled: bool = False  # a Space with hf_oauth: true (it sets OAUTH_CLIENT_ID): offer "Sign in"
@@ -88,6 +97,13 @@ class Settings:
             votes_repo=env.get("SCIARENA_VOTES_REPO") or None,
             push_every_minutes=_float(env, "SCIARENA_PUSH_EVERY_MINUTES", 5.0),
             id_salt=env.get("SCIARENA_ID_SALT", ""),
+            public=bool(env.get("SPACE_ID")),
+            battles_per_hour=_limit(env, "SCIARENA_BATTLES_PER_HOUR", cls.battles_per_hour),
+            battles_per_day=_limit(env, "SCIARENA_BATTLES_PER_DAY", cls.battles_per_day),
+            votes_per_day=_limit(env, "SCIARENA_VOTES_PER_DAY", cls.votes_per_day),
+            max_paid_battles=_limit(env, "SCIARENA_MAX_PAID_BATTLES", cls.max_paid_battles),
+            limit_offline=_flag(env, "SCIARENA_LIMIT_OFFLINE", False),
+            redis_url=env.get("SCIARENA_REDIS_URL", "").strip(),
             seed=int(seed) if seed else None,
             outage=frozenset(n.strip() for n in env.get("SCIARENA_OUTAGE", "").split(",") if n.strip()),
             oauth_enabled=bool(env.get("OAUTH_CLIENT_ID")),
@@ -96,6 +112,24 @@ class Settings:
 
     def secret(self, name: str) -> str | None:
         return self.secrets.get(name)
+
+
+def _limit(env: Mapping[str, str], name: str, default: int) -> int:
+    value = _int(env, name, default)
+    if value < 0:
+        raise ValueError(f"{name} must be 0 (no limit) or a positive integer, got {value}")
+    return value
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{name} must be 1 or 0 (true/false), got {raw!r}")
 
 
 def _int(env: Mapping[str, str], name: str, default: int) -> int:

@@ -111,3 +111,19 @@ class LeaderboardInputError(SciArenaError):
 
 class EvaluationInputError(SciArenaError):
     """SciArena-Eval: a benchmark or predictions file that cannot be used, or a judge that cannot run."""
+
+
+class RateLimitedVisitor(SciArenaError):
+    """A visitor went over one of the arena's abuse limits (limits.py); nothing was started or charged.
+
+    ``limit`` names the rule ("battles_per_hour", "battles_per_day", "votes_per_day");
+    ``retry_after_s`` is when the oldest counted event leaves the window."""
+
+    def __init__(self, message: str, *, limit: str = "", retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.retry_after_s = retry_after_s
+
+
+class ArenaBusy(SciArenaError):
+    """The global cap on concurrent paid battles is reached; nothing was started or charged."""

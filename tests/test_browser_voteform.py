@@ -197,8 +197,6 @@ def test_the_browser_keeps_its_key_and_consent_and_no_record_holds_the_key(brows
         context.close()
 
 
-@pytest.mark.xfail(strict=True, reason="voter_id ignores the browser key until the integrity branch hashes it "
-                                       "into the stored id")
 def test_votes_from_one_browser_across_a_reload_share_a_voter_id(browser, arena):
     context = browser.new_context()
     page = open_page(context, arena)

@@ -23,7 +23,7 @@ def test_warm_once_caches_each_shard_and_follows_appends(tmp_path, finished_batt
     store.append(vote_record(Vote(finished_battle("b3"), "B", timestamp="2026-11-30T06:01:00.000Z")))
     assert warmer.warm_once() == 1
     assert cache_path(shard).stat().st_mtime_ns != first
-    assert load_votes(store.files()).n_votes == 4
+    assert load_votes(store.files(), include_redacted=True).n_votes == 4
 
 
 def _covers_whole_file(shard) -> bool:
@@ -46,7 +46,7 @@ def test_started_warmer_warms_at_once_and_again_at_close(tmp_path, finished_batt
     assert not _covers_whole_file(shard)
     warmer.close()  # what a clean exit runs: the copy now covers the last vote too
     assert _covers_whole_file(shard)
-    assert load_votes(store.files()).n_votes == 2
+    assert load_votes(store.files(), include_redacted=True).n_votes == 2
 
 
 def test_a_failing_shard_listing_is_logged_and_retried_next_round(tmp_path, caplog):

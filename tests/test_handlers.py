@@ -101,8 +101,6 @@ def test_a_signed_in_voter_gets_an_id(scripted, ui):
     assert list(handlers.arena.store.records())[-1]["voter_id"]
 
 
-@pytest.mark.xfail(strict=True, reason="voter_id stores a signed-in username raw until the integrity branch "
-                                       "hashes it (salted, like the browser key)")
 def test_no_stored_record_holds_a_raw_username(scripted, ui):
     scripted.add("a", "Alpha [1].")
     scripted.add("b", "Beta [1].")
@@ -282,7 +280,6 @@ def test_votes_from_one_browser_key_share_a_voter_id_and_other_keys_do_not(scrip
     assert not any(key in voter_id for voter_id in ids for key in ("a" * 32, "b" * 32))
 
 
-@pytest.mark.xfail(strict=True, reason="voter_id ignores the browser key until the integrity branch hashes it")
 def test_a_browser_key_keeps_its_voter_id_across_visits(scripted, ui):
     scripted.add("a", "Alpha [1].")
     scripted.add("b", "Beta [1].")

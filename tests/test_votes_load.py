@@ -16,7 +16,7 @@ from sciarena.config import Settings
 from sciarena.votes.load import VoteSource, load, open_vote_source, read_records
 from sciarena.votes.schema import RELEASED_FIELDS, VOTE_FIELDS
 from sciarena.votes.store import LocalVoteStore
-from sciarena.votes.voter import voter_id, require_consent
+from sciarena.votes.voter import require_consent
 
 REPO = "org/votes"
 
@@ -175,16 +175,6 @@ def test_local_only_vote_source(tmp_path):
     store.append(make_record(1))
     assert VoteSource(store.root).files() == store.files()
     assert VoteSource(tmp_path / "nothing").files() == []
-
-
-def test_voter_id_is_the_username_or_a_salted_hash_never_the_raw_session():
-    assert voter_id("ada", "sess-1", "salt") == "ada"
-    anon = voter_id(None, "sess-1", "salt")
-    assert anon.startswith("anon-") and len(anon) == 21 and "sess-1" not in anon
-    assert voter_id("", "sess-1", "salt") == anon  # stable within a visit
-    assert voter_id(None, "sess-1", "other-salt") != anon
-    assert voter_id(None, "sess-2", "salt") != anon
-    assert voter_id(None, None, "salt") == ""
 
 
 def test_a_vote_without_consent_is_refused():

@@ -180,8 +180,53 @@ def test_vote_table_takes_records_as_well_as_columns(tmp_path):
     path = tmp_path / "votes-1.jsonl"
     path.write_text("".join(json.dumps(make_record(i)) + "\n" for i in range(12)))
     from_records = vote_table(load(path))
-    from_columns = load_votes(path, texts=True)
+    from_columns = load_votes(path, texts=True, include_flagged=True)  # the readers, not which votes count
     assert from_records.models == from_columns.models
     for name in ("a", "b", "outcome", "subject", "timestamp"):
         assert np.array_equal(getattr(from_records, name), getattr(from_columns, name), equal_nan=True), name
     assert np.array_equal(from_records.features["length"], from_columns.features["length"])
+
+
+def test_every_reader_gives_the_same_voter_ids_and_redaction_flags(tmp_path):
+    """Python, DuckDB and Parquet paths agree; only JSON true marks a redacted answer."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from sciarena.votes.arrow_io import read_parquet
+
+    odd = [True, False, None, "true", 1, [True], {"x": True}]
+    rows = [{"id": f"v{k}", "modelA": "Alpha", "modelB": "Beta", "vote": "A", "padding": "x" * 400,
+             "voter_id": [f"anon-{k % 7}", None, "", "  hf-abc  ", 5][k % 5],
+             "redacted_a": odd[k % 7], "redacted_b": odd[(k * 3) % 7] if k % 11 else True}
+            for k in range(6000)]
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    assert len(data) > SMALL_INPUT_BYTES
+    view = memoryview(data)
+    fast, slow = read_lines(view, leading_keys(view), "f"), parse_lines_python(data, "f")
+    assert fast is not None, "DuckDB should take these lines"
+    expected = [r["redacted_a"] is True or r["redacted_b"] is True for r in rows]
+    for raw in (fast, slow):
+        ids = [raw.voters[c] if c >= 0 else None for c in raw.voter]
+        assert ids == [v.strip() if isinstance(v, str) and v.strip() else None  # a number is no voter id
+                       for v in (r["voter_id"] for r in rows)]
+        assert raw.redacted.tolist() == expected
+    parquet = tmp_path / "votes.parquet"
+    pq.write_table(pa.table({"id": [r["id"] for r in rows[:50]], "modelA": ["Alpha"] * 50, "modelB": ["Beta"] * 50,
+                             "vote": ["A"] * 50, "voter_id": [f"anon-{k % 3}" for k in range(50)],
+                             "redacted_a": [k % 4 == 0 for k in range(50)],
+                             "redacted_b": [None if k % 5 else True for k in range(50)]}), parquet)
+    raw = read_parquet(parquet)
+    assert [raw.voters[c] for c in raw.voter] == [f"anon-{k % 3}" for k in range(50)]
+    assert raw.redacted.tolist() == [k % 4 == 0 or k % 5 == 0 for k in range(50)]
+
+
+def test_a_columnar_copy_without_voter_columns_is_not_trusted(tmp_path):
+    """A copy written before voter ids were read gives the file's own voter ids, not none."""
+    path = tmp_path / "votes-1.jsonl"
+    records = [dict(make_record(i), redacted_b=i % 3 == 0) for i in range(12)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    first = read_columns(path).columns
+    assert first.has_voters and set(first.voters) == {f"anon-{k}" for k in range(5)}
+    again = read_columns(path).columns  # through the copy, whatever version it is
+    assert again.voters == first.voters and np.array_equal(again.voter, first.voter)
+    assert again.redacted.tolist() == first.redacted.tolist() == [i % 3 == 0 for i in range(12)]

@@ -17,7 +17,12 @@ from sciarena.leaderboard.compute import (
     to_dict,
     to_json,
 )
-from sciarena.leaderboard.table import VoteTable, load_votes, table_from_arrays, vote_table
+from sciarena.leaderboard.table import (
+    VoteTable,
+    load_votes,
+    table_from_arrays,
+    vote_table,
+)
 
 __all__ = [
     "PROVISIONAL_BATTLES",

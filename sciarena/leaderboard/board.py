@@ -20,7 +20,12 @@ from sciarena.leaderboard import history
 from sciarena.leaderboard.compute import Leaderboard, compute_leaderboard
 from sciarena.leaderboard.style import STYLE_FEATURES, style_matrix
 from sciarena.leaderboard.table import VoteTable
-from sciarena.leaderboard.views import HeadToHead, cost_per_100_calls, head_to_head, mean_tokens
+from sciarena.leaderboard.views import (
+    HeadToHead,
+    cost_per_100_calls,
+    head_to_head,
+    mean_tokens,
+)
 
 OVERALL = "overall"
 VIEW_KINDS = {"subject": "Discipline", "question_type": "Category"}

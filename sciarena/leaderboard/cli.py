@@ -2,7 +2,8 @@
 
 ``add_parser(subparsers)`` registers the sub-command (``python -m sciarena``);
 ``main(argv)`` runs it standalone. Bad input is a message on stderr and exit code 2,
-never a traceback.
+never a traceback. Flagged voters' votes and redacted battles are left out unless
+``--include-flagged`` / ``--include-redacted``; the footer (and ``"excluded"`` in JSON) says how many.
 """
 
 from __future__ import annotations
@@ -14,11 +15,18 @@ from typing import Sequence, TextIO
 
 from sciarena.argtypes import positive_number, whole_number
 from sciarena.errors import SciArenaError
-from sciarena.leaderboard.compute import GROUP_KEYS, METHODS, RATINGS, Leaderboard, compute_leaderboard, to_json
 from sciarena.leaderboard import history
+from sciarena.leaderboard.compute import (
+    GROUP_KEYS,
+    METHODS,
+    RATINGS,
+    Leaderboard,
+    compute_leaderboard,
+    to_json,
+)
 from sciarena.leaderboard.elo import DEFAULT_K
-from sciarena.leaderboard.table import load_votes
 from sciarena.leaderboard.style import STYLE_FEATURES
+from sciarena.leaderboard.table import Exclusions, load_votes
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +82,10 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--as-of", default=None, metavar="DATE",
                         help="the board as it stood: only votes up to the end of DATE (YYYY-MM-DD, UTC) "
                              "or up to an ISO time; votes without a timestamp are left out")
+    parser.add_argument("--include-flagged", action="store_true",
+                        help="count the votes of voters the quality check flags (left out by default)")
+    parser.add_argument("--include-redacted", action="store_true",
+                        help="count battles whose answers were redacted for naming a model (left out by default)")
     parser.add_argument("--no-cache", action="store_true",
                         help="parse JSON lines files afresh, without the columnar copy")
     parser.add_argument("--cache-dir", default=None, metavar="DIR",
@@ -134,7 +146,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     by = tuple(b for b in (args.by or ["subject"]) if b != "none")
     try:
         table = load_votes(args.votes, cache=not getattr(args, "no_cache", False), texts=bool(args.style),
-                           token=_hub_token(args.votes), cache_dir=getattr(args, "cache_dir", None))
+                           token=_hub_token(args.votes), cache_dir=getattr(args, "cache_dir", None),
+                           include_flagged=getattr(args, "include_flagged", False),
+                           include_redacted=getattr(args, "include_redacted", False))
         as_of = getattr(args, "as_of", None)
         if as_of:
             cut = history.as_of(table, history.parse_cutoff(as_of))
@@ -160,11 +174,19 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         if args.format == "table":
             return 0
     try:
-        print(to_json(lb) if args.format == "json" else format_table(lb), file=out)
+        print(report(lb, table.excluded, args.format), file=out)
         out.flush()
     except BrokenPipeError:  # e.g. piped into `head`: the reader has what it wanted
         return 0
     return 0
+
+
+def report(lb: Leaderboard, excluded: Exclusions | None, fmt: str) -> str:
+    """The table (with a line saying what was left out) or the JSON (with ``"excluded"``)."""
+    if fmt == "json":
+        return to_json(lb, excluded)
+    note = excluded.describe(flags=True) if excluded else ""
+    return format_table(lb) + (f"\n{note}" if note else "")
 
 
 def _hub_token(sources: Sequence[str]) -> str | None:

@@ -24,9 +24,9 @@ import numpy as np
 from sciarena.errors import LeaderboardInputError
 from sciarena.leaderboard import bradley_terry as bt
 from sciarena.leaderboard import elo
-from sciarena.leaderboard.table import VoteTable
-from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOME_TIE
 from sciarena.leaderboard.style import fit_style
+from sciarena.leaderboard.table import Exclusions, VoteTable
+from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOME_TIE
 
 PROVISIONAL_BATTLES = 100  # the paper lists only models with at least 100 votes
 METHODS = ("bt", "elo")
@@ -282,8 +282,8 @@ def _num(x: float) -> float:
     return round(float(x), 2)
 
 
-def to_dict(lb: Leaderboard) -> dict[str, Any]:
-    """The JSON-ready form (ratings rounded to 0.01)."""
+def to_dict(lb: Leaderboard, excluded: Exclusions | None = None) -> dict[str, Any]:
+    """The JSON-ready form (ratings rounded to 0.01), with what the vote table left out."""
     models = []
     for row in lb.rows:
         entry: dict[str, Any] = {
@@ -309,6 +309,7 @@ def to_dict(lb: Leaderboard) -> dict[str, Any]:
         "groups": {key: list(v) for key, v in lb.groups.items()},
         "anchor": None if lb.anchor is None else {"model": lb.anchor[0], "rating": lb.anchor[1]},
         "notes": list(lb.notes),
+        "excluded": excluded.to_dict() if excluded else None,
     }
     if lb.k is not None:
         out["k"] = lb.k
@@ -322,6 +323,6 @@ def to_dict(lb: Leaderboard) -> dict[str, Any]:
     return out
 
 
-def to_json(lb: Leaderboard, *, indent: int | None = 2) -> str:
-    """The leaderboard as JSON text."""
-    return json.dumps(to_dict(lb), indent=indent, ensure_ascii=False, allow_nan=False)
+def to_json(lb: Leaderboard, excluded: Exclusions | None = None, *, indent: int | None = 2) -> str:
+    """The leaderboard as JSON text (the CLI's ``--format json``, the tab's download and ``/leaderboard``)."""
+    return json.dumps(to_dict(lb, excluded), indent=indent, ensure_ascii=False, allow_nan=False)

@@ -27,6 +27,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
 from sciarena.errors import LeaderboardInputError
 from sciarena.leaderboard.table import VoteTable
 from sciarena.votes.schema import score_of_a

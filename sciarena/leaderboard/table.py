@@ -3,12 +3,16 @@
 :func:`vote_table` turns what the vote readers produce (``sciarena.votes.columns.RawColumns``)
 or plain vote records into a :class:`VoteTable`: model indices, outcome codes, style
 features, with every vote it cannot use counted by reason instead of dropped silently.
-Reading files, the columnar copy and deduplication are ``sciarena.votes``' business;
-:func:`load_votes` only chains the two steps for the CLI and the UI.
+Reading files, the columnar copy and deduplication are ``sciarena.votes``' business.
+:func:`vouched` decides which votes count: it leaves out the votes of voters the quality
+check flags (``sciarena.quality``) and battles whose answers were redacted for naming a
+model, and records what it left out on the table (:class:`Exclusions`) so that every view
+can say so. :func:`load_votes` chains the three steps for the CLI and the UI.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
@@ -18,6 +22,44 @@ import numpy as np
 from sciarena.errors import LeaderboardInputError
 from sciarena.votes.columns import FEATURES, RawColumns, usable_votes
 from sciarena.votes.schema import OUTCOME_BAD
+
+
+@dataclass(frozen=True)
+class Exclusions:
+    """What :func:`vouched` left out of a table, and what it could not check."""
+
+    flagged_voters: int = 0  # voters the quality check flagged
+    flagged_votes: int = 0  # their votes (left out unless include_flagged)
+    redacted_votes: int = 0  # battles with a redacted answer (left out unless include_redacted)
+    left_out: int = 0  # votes actually left out (a flagged voter's redacted battle counts once)
+    checked_voters: int = 0
+    unchecked_votes: int = 0  # votes without a voter id (the released data): kept, not checked
+    include_flagged: bool = False
+    include_redacted: bool = False
+    alpha: float = 0.05
+    seed: int = 0
+
+    def describe(self, *, flags: bool = False) -> str:
+        """One or two sentences for a page or a CLI footer (``flags``: name the CLI options)."""
+        parts = []
+        if self.flagged_votes:
+            what = f"{self.flagged_votes:,} vote(s) from {self.flagged_voters:,} flagged voter(s)"
+            parts.append(f"counted {what}" if self.include_flagged else
+                         f"left out {what}" + (" (--include-flagged counts them)" if flags else ""))
+        if self.redacted_votes:
+            what = f"{self.redacted_votes:,} battle(s) whose answers were redacted for naming a model"
+            parts.append(f"counted {what}" if self.include_redacted else
+                         f"left out {what}" + (" (--include-redacted counts them)" if flags else ""))
+        text = "; ".join(parts)
+        text = text[:1].upper() + text[1:] + "." if text else ""
+        checked = (f"{self.checked_voters:,} voter(s) checked (α = {self.alpha:g}), none flagged."
+                   if self.checked_voters and not self.flagged_voters else "")
+        unchecked = (f"{self.unchecked_votes:,} vote(s) without a voter id kept unchecked."
+                     if self.unchecked_votes else "")
+        return " ".join(x for x in (text, checked, unchecked) if x)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,6 +83,10 @@ class VoteTable:
     timestamp: np.ndarray
     skipped: Mapping[str, int] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
+    voters: tuple[str, ...] = ()
+    voter: np.ndarray | None = None  # int32 codes into ``voters``, -1 = no voter id; None = none known
+    redacted: np.ndarray | None = None  # bool: an answer was redacted for naming a model; None = none known
+    excluded: Exclusions | None = None  # set by ``vouched``: what it left out
 
     @property
     def n_votes(self) -> int:
@@ -68,6 +114,8 @@ class VoteTable:
             question_types=self.question_types, question_type=self.question_type[mask],
             features={k: v[mask] for k, v in self.features.items()},
             timestamp=self.timestamp[mask], skipped=self.skipped, sources=self.sources,
+            voters=self.voters, voter=None if self.voter is None else self.voter[mask],
+            redacted=None if self.redacted is None else self.redacted[mask], excluded=self.excluded,
         )
 
 
@@ -105,13 +153,66 @@ def vote_table(votes: RawColumns | Iterable[Mapping[str, Any]], *, sources: Sequ
     qtypes, qtype = _compact(raw.question_types, raw.question_type[keep])
     numeric = raw.numeric[keep]
     features = {name: numeric[:, 2 * k: 2 * k + 2] for k, name in enumerate(FEATURES)}
+    voters, voter = _compact(raw.voters, raw.voter[keep]) if raw.voter is not None else ((), None)
     return VoteTable(
         models=models, a=ab[:n], b=ab[n:], outcome=usable.outcome[keep],
         subjects=subjects, subject=subject.astype(np.int16),
         question_types=qtypes, question_type=qtype.astype(np.int16),
         features=features, timestamp=raw.timestamp[keep],
         skipped=skipped, sources=tuple(sources),
+        voters=voters, voter=voter, redacted=None if raw.redacted is None else raw.redacted[keep],
     )
+
+
+def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted: bool = False,
+            alpha: float | None = None, seed: int = 0) -> VoteTable:
+    """The votes that count: without flagged voters' votes and redacted battles unless included.
+
+    The quality check (``sciarena.quality.check_votes``: A.5 plus the position and consensus
+    tests, Holm at ``alpha``) runs on every vote of the table, in the order votes were cast
+    (timestamps; untimed votes last), redacted ones too: they say as much about a voter. Votes
+    without a voter id are history for the check and are kept. The result carries
+    :class:`Exclusions`; raises LeaderboardInputError when nothing is left."""
+    from sciarena.quality.report import DEFAULT_ALPHA
+
+    alpha = DEFAULT_ALPHA if alpha is None else alpha
+    n = table.n_votes
+    voter = table.voter if table.voter is not None else np.full(n, -1, dtype=np.int32)
+    flagged = np.zeros(n, dtype=bool)
+    n_flagged = checked = 0
+    if (voter >= 0).any():
+        from sciarena.quality.check import (  # scipy.stats: only when there is work
+            VoteArrays,
+            check_votes,
+        )
+
+        stamps = np.where(np.isnan(table.timestamp), np.inf, table.timestamp)
+        order = np.argsort(stamps, kind="stable")  # stable: file order among equal times
+        arrays = VoteArrays(table.models, table.voters, voter[order].astype(np.int64),
+                            table.a[order].astype(np.int64), table.b[order].astype(np.int64),
+                            table.outcome[order].astype(np.int64))
+        report = check_votes(arrays, alpha=alpha, seed=seed)
+        checked = len(report.voters)
+        codes = {name: k for k, name in enumerate(table.voters)}
+        bad = np.array([codes[v] for v in report.flagged], dtype=np.int64)
+        n_flagged = len(bad)
+        if n_flagged:
+            flagged = np.isin(voter, bad)
+    redacted = table.redacted if table.redacted is not None else np.zeros(n, dtype=bool)
+    drop = (flagged & (not include_flagged)) | (redacted & (not include_redacted))
+    excluded = Exclusions(
+        flagged_voters=n_flagged, flagged_votes=int(flagged.sum()), redacted_votes=int(redacted.sum()),
+        left_out=int(drop.sum()), checked_voters=checked, unchecked_votes=int((voter < 0).sum()),
+        include_flagged=include_flagged, include_redacted=include_redacted, alpha=alpha, seed=seed)
+    if drop.all():
+        raise LeaderboardInputError(f"no votes left to rank: {excluded.describe(flags=True)}")
+    kept = table.subset(~drop) if drop.any() else table
+    if drop.any():  # a model whose every vote was left out is no longer on the board
+        models, ab = _compact(kept.models, np.concatenate([kept.a, kept.b]).astype(np.int32))
+        if len(models) < 2:
+            raise LeaderboardInputError(f"only one model has votes left to rank: {excluded.describe(flags=True)}")
+        kept = dataclasses.replace(kept, models=models, a=ab[:kept.n_votes], b=ab[kept.n_votes:])
+    return dataclasses.replace(kept, excluded=excluded)
 
 
 def table_from_arrays(
@@ -159,12 +260,16 @@ def table_from_arrays(
 
 def load_votes(sources: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], cache: bool = True, *,
                strict: bool = True, texts: bool = False, token: str | None = None,
-               cache_dir: str | os.PathLike[str] | None = None) -> VoteTable:
-    """The vote table of files, folders and/or Hub dataset ids (see ``sciarena.votes.read``).
+               cache_dir: str | os.PathLike[str] | None = None, include_flagged: bool = False,
+               include_redacted: bool = False) -> VoteTable:
+    """The votes that count of files, folders and/or Hub dataset ids (see ``sciarena.votes.read``):
+    flagged voters' votes and redacted battles are left out unless included (:func:`vouched`;
+    ``table.excluded`` says what was left out).
 
     ``texts``: also count lengths and citations from the answers where a record does not store
     them (released-schema files; only style control needs them)."""
     from sciarena.votes.read import read_columns
 
     read = read_columns(sources, copy=cache, strict=strict, texts=texts, token=token, cache_dir=cache_dir)
-    return vote_table(read.columns, sources=read.sources)
+    return vouched(vote_table(read.columns, sources=read.sources), include_flagged=include_flagged,
+                   include_redacted=include_redacted)

@@ -16,11 +16,10 @@ import numpy as np
 from sciarena.votes.schema import VOTE_LABELS
 from sciarena.quality.anomaly import a5_test
 from sciarena.quality.directional import consensus_test, holm, position_test
-from sciarena.quality.report import QualityReport, TestResult, VoterReport
+from sciarena.quality.report import DEFAULT_ALPHA, QualityReport, TestResult, VoterReport
 
 A5, POSITION, CONSENSUS = "a5_fisher", "position", "consensus"
 TESTS: tuple[str, ...] = (A5, POSITION, CONSENSUS)
-DEFAULT_ALPHA = 0.05
 NO_VOTER_IDS = ("the votes carry no voter ids (the released SciArena data has none): "
                 "nothing to check")
 

@@ -7,6 +7,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+# Here, not in check.py, so that callers that only may check (the leaderboard) need not import scipy.stats.
+DEFAULT_ALPHA = 0.05
+
 
 @dataclass(frozen=True)
 class TestResult:

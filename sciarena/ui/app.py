@@ -16,7 +16,12 @@ import gradio as gr
 from sciarena.arena import ArenaSession
 from sciarena.services import Services
 from sciarena.ui import render
-from sciarena.ui.about import about_markdown, mode_banner, storage_status, terms_markdown
+from sciarena.ui.about import (
+    about_markdown,
+    mode_banner,
+    storage_status,
+    terms_markdown,
+)
 from sciarena.ui.handlers import ArenaHandlers, ArenaView
 from sciarena.ui.leaderboard_tab import LeaderboardTab
 from sciarena.votes.voter import CONSENT_LABEL

@@ -12,7 +12,12 @@ from typing import Any
 import gradio as gr
 
 from sciarena.leaderboard.board import ELO_VS_BT, OVERALL, Board
-from sciarena.leaderboard.plots import battle_count_html, history_svg, ratings_svg, win_rate_html
+from sciarena.leaderboard.plots import (
+    battle_count_html,
+    history_svg,
+    ratings_svg,
+    win_rate_html,
+)
 from sciarena.ui import board_html
 
 RATING_CHOICES = [("Bootstrap mean", "bootstrap-mean"), ("Point estimate", "point")]

@@ -21,13 +21,33 @@ from typing import Any, Callable
 import gradio as gr
 
 from sciarena.errors import LeaderboardInputError
-from sciarena.leaderboard import PROVISIONAL_BATTLES, compute_leaderboard, load_votes, to_json
-from sciarena.leaderboard import history
-from sciarena.leaderboard.board import OVERALL, Board, ModelFacts, board_rows, build_board, rows_csv, view_choices
+from sciarena.leaderboard import (
+    PROVISIONAL_BATTLES,
+    compute_leaderboard,
+    history,
+    load_votes,
+    to_json,
+)
+from sciarena.leaderboard.board import (
+    OVERALL,
+    Board,
+    ModelFacts,
+    board_rows,
+    build_board,
+    rows_csv,
+    view_choices,
+)
 from sciarena.services import Services
 from sciarena.ui import board_html
 from sciarena.ui.board_memo import BoardMemo, fingerprint
-from sciarena.ui.board_parts import BoardView, RATING_CHOICES, build_layout, charts, elo_html, style_html
+from sciarena.ui.board_parts import (
+    RATING_CHOICES,
+    BoardView,
+    build_layout,
+    charts,
+    elo_html,
+    style_html,
+)
 
 METHOD = f"""
 **How ratings are computed.** A Bradley–Terry model fitted to the votes of the selected view, on the Elo
@@ -134,7 +154,7 @@ class LeaderboardTab:
                 board = compute_leaderboard(table, bootstrap=int(bootstrap), seed=int(seed),
                                             min_battles=int(min_battles), by=groups, method=method,
                                             style=features, rating=rating)
-                return json.loads(to_json(board))
+                return json.loads(to_json(board, getattr(table, "excluded", None)))
 
             return self.memo.get(fp, key, compute)
         except LeaderboardInputError as err:
@@ -168,7 +188,7 @@ class LeaderboardTab:
         stem = self._dir() / f"board-{next(self._stems)}"
         csv_path, json_path = stem.with_suffix(".csv"), stem.with_suffix(".json")
         csv_path.write_text(rows_csv(rows), encoding="utf-8")
-        json_path.write_text(to_json(board.styled or board.plain), encoding="utf-8")
+        json_path.write_text(to_json(board.styled or board.plain, getattr(table, "excluded", None)), encoding="utf-8")
         return _Shown(summary=self._summary(board, table, rating), rows=rows,
                       style_info=style_html(board, style), elo_info=elo_html(board),
                       charts=charts(board), csv_path=str(csv_path), json_path=str(json_path))
@@ -188,10 +208,8 @@ class LeaderboardTab:
         if lb.skipped:
             text += f" Skipped: {', '.join(f'{v:,} {k}' for k, v in lb.skipped.items())}."
         excluded = getattr(table, "excluded", None)
-        if excluded:
-            parts = (", ".join(f"{v:,} {k}" for k, v in excluded.items()) if hasattr(excluded, "items")
-                     else str(excluded))
-            text += f" Left out: {parts}."
+        if excluded and (note := excluded.describe()):
+            text += f" {note}"
         return text
 
     def _facts(self) -> dict[str, ModelFacts]:

@@ -22,9 +22,10 @@ from typing import Any, Collection
 import numpy as np
 
 from sciarena.errors import LeaderboardInputError
-from sciarena.votes.columns import NUMERIC_COLUMNS, RawColumns, fingerprints_of, id_fingerprints
+from sciarena.votes.columns import NUMERIC_COLUMNS, RawColumns, fingerprints_of, flags, id_fingerprints
 from sciarena.votes.fields import (
-    ALIASES, DERIVED, NUMERIC_SOURCES, STRING_FIELDS, check_fields, iso_seconds, key_of, timestamp_of,
+    ALIASES, DERIVED, FLAG_FIELDS, NUMERIC_SOURCES, STRING_FIELDS, check_fields, iso_seconds, key_of,
+    timestamp_of,
 )
 
 
@@ -200,6 +201,22 @@ def _texts_to_seconds(array: Any) -> np.ndarray:
     return seconds
 
 
+def _true(col: Any, n: int, decode: bool) -> np.ndarray:
+    """True where the value is the boolean true (as ``value is True`` reads a record); else False."""
+    import pyarrow as pa
+
+    if col is None:
+        return np.zeros(n, dtype=bool)
+    col = _chunk(col)
+    if decode and _is_text(col.type):
+        offsets, data, valid = _text_buffers(col)
+        # JSON text exactly "true": four bytes starting with "t" (DuckDB writes JSON minified)
+        return valid & (np.diff(offsets) == 4) & (_first_bytes(offsets, data) == ord("t"))
+    if pa.types.is_boolean(col.type):
+        return _flags(col)
+    return np.zeros(n, dtype=bool)
+
+
 def _ids(col: Any, n: int, decode: bool) -> np.ndarray:
     col = _chunk(col) if col is not None else None
     if col is None:
@@ -244,6 +261,7 @@ def arrow_to_raw(table: Any, origin: str, *, decode: bool = False,
         strings = {f: pool.submit(_strings, column(f), n, decode, f == "vote") for f in STRING_FIELDS}
         stamps = pool.submit(_timestamps, column("timestamp"), decode) if keys["timestamp"] else None
         ids = pool.submit(_ids, column("id"), n, decode)
+        redacted = [pool.submit(_true, table.column(f) if f in names else None, n, decode) for f in FLAG_FIELDS]
         numeric = np.full((n, len(NUMERIC_COLUMNS)), np.nan, dtype=np.float32)
         complete = True
         for k, future in enumerate(numbers):
@@ -254,6 +272,7 @@ def arrow_to_raw(table: Any, origin: str, *, decode: bool = False,
         text = {f: future.result() for f, future in strings.items()}
         timestamp = np.full(n, np.nan) if stamps is None or (got := stamps.result()) is None else got
         fingerprints = ids.result()
+        either = flags(*(future.result() for future in redacted))
     (models_a, a), (models_b, b) = text["modelA"], text["modelB"]
     models = tuple(dict.fromkeys(models_a + models_b))
     index = {m: i for i, m in enumerate(models)}
@@ -262,7 +281,8 @@ def arrow_to_raw(table: Any, origin: str, *, decode: bool = False,
         models=models, model_a=a, model_b=remap_b[b], labels=text["vote"][0], vote=text["vote"][1],
         subjects=text["subject"][0], subject=text["subject"][1],
         question_types=text["question_type"][0], question_type=text["question_type"][1],
-        numeric=numeric, timestamp=timestamp, ids=fingerprints, complete=complete)
+        numeric=numeric, timestamp=timestamp, ids=fingerprints, complete=complete,
+        voters=text["voter_id"][0], voter=text["voter_id"][1], redacted=either)
 
 
 def read_parquet(path: Path, *, texts: bool = False) -> RawColumns:
@@ -273,7 +293,7 @@ def read_parquet(path: Path, *, texts: bool = False) -> RawColumns:
     try:
         available = set(pq.read_schema(path).names)
         wanted = {k for keys in ALIASES.values() for k in keys}
-        wanted |= {k for keys in NUMERIC_SOURCES.values() for k in keys}
+        wanted |= {k for keys in NUMERIC_SOURCES.values() for k in keys} | set(FLAG_FIELDS)
         wanted |= set(DERIVED.values()) if texts else set()
         table = pq.read_table(path, columns=sorted(wanted & available))
     except (OSError, pa.ArrowException) as err:

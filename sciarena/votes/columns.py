@@ -2,8 +2,9 @@
 
 :class:`RawColumns` holds the fields the statistics use, straight from the files:
 string fields as codes into per-source vocabularies (nothing interpreted yet), the
-per-side numbers as a float32 block, and a 64-bit fingerprint of each record's
-``id``. :func:`usable_votes` applies the vote vocabulary (``schema.VOTE_LABELS``)
+per-side numbers as a float32 block, a 64-bit fingerprint of each record's
+``id``, the voter ids (codes into their vocabulary) and whether a battle's answers were
+redacted. :func:`usable_votes` applies the vote vocabulary (``schema.VOTE_LABELS``)
 and counts every vote it cannot use by reason; :func:`drop_duplicates` keeps the
 first record of each ``id`` (records without one are all kept).
 """
@@ -50,16 +51,28 @@ class RawColumns:
     # False when a length or citation count had to be counted from an answer text that was not
     # read (the caller did not ask for texts): such values are NaN here.
     complete: bool = True
+    voters: tuple[str, ...] = ()
+    # int32 codes into ``voters`` (-1 = no voter id); None = not read (a columnar copy written
+    # before voter ids were read: ``read.read_file`` then parses the file again)
+    voter: np.ndarray | None = None
+    redacted: np.ndarray | None = None  # bool: either answer was redacted for naming a model; None = not read
 
     def __len__(self) -> int:
         return int(self.model_a.shape[0])
+
+    @property
+    def has_voters(self) -> bool:
+        """Whether the voter and redaction columns were read (else they are unknown, not empty)."""
+        return self.voter is not None and self.redacted is not None
 
     def take(self, mask: np.ndarray) -> "RawColumns":
         """The records selected by a boolean mask (vocabularies kept)."""
         return dataclasses.replace(
             self, model_a=self.model_a[mask], model_b=self.model_b[mask], vote=self.vote[mask],
             subject=self.subject[mask], question_type=self.question_type[mask],
-            numeric=self.numeric[mask], timestamp=self.timestamp[mask], ids=self.ids[mask])
+            numeric=self.numeric[mask], timestamp=self.timestamp[mask], ids=self.ids[mask],
+            voter=None if self.voter is None else self.voter[mask],
+            redacted=None if self.redacted is None else self.redacted[mask])
 
     def with_skipped(self, skipped: Mapping[str, int]) -> "RawColumns":
         counts = Counter(self.skipped)
@@ -83,7 +96,13 @@ def empty_raw(skipped: Mapping[str, int] | None = None) -> RawColumns:
     none = np.empty(0, dtype=np.int32)
     return RawColumns((), none, none, (), none, (), none, (), none,
                       np.empty((0, len(NUMERIC_COLUMNS)), dtype=np.float32), np.empty(0),
-                      np.empty(0, dtype=np.uint64), dict(skipped or {}))
+                      np.empty(0, dtype=np.uint64), dict(skipped or {}),
+                      voter=none, redacted=np.zeros(0, dtype=bool))
+
+
+def flags(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The redacted column from the two per-side flags."""
+    return np.asarray(a, dtype=bool) | np.asarray(b, dtype=bool)
 
 
 # --- id fingerprints: a 64-bit hash of the id's JSON text, computed column-wise -----------------------
@@ -159,6 +178,8 @@ def concat_raw(parts: Sequence[RawColumns]) -> RawColumns:
     labels, vote = _remap([(p.labels, p.vote) for p in parts])
     subjects, subject = _remap([(p.subjects, p.subject) for p in parts])
     qtypes, qtype = _remap([(p.question_types, p.question_type) for p in parts])
+    known = all(p.has_voters for p in parts)  # one part not read: the whole is unknown
+    voters, voter = _remap([(p.voters, p.voter) for p in parts]) if known else ((), None)
     return RawColumns(
         models=models,
         model_a=np.concatenate(pieces[0::2]),
@@ -171,6 +192,8 @@ def concat_raw(parts: Sequence[RawColumns]) -> RawColumns:
         ids=np.concatenate([p.ids for p in parts]),
         skipped=dict(skipped),
         complete=all(p.complete for p in parts),
+        voters=voters, voter=voter,
+        redacted=np.concatenate([p.redacted for p in parts]) if known else None,  # type: ignore[misc]
     )
 
 

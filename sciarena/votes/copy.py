@@ -56,7 +56,7 @@ from sciarena.votes.parse import parse_lines, records_to_raw
 log = logging.getLogger(__name__)
 
 CACHE_DIRNAME = ".leaderboard-cache"
-CACHE_VERSION = 2  # 2: id fingerprints and the "complete" flag
+CACHE_VERSION = 3  # 2: id fingerprints and the "complete" flag; 3: voter ids and redaction flags
 _PRINT_BYTES = 1 << 16
 
 
@@ -102,6 +102,7 @@ def _load(path: Path, source: Path) -> _Cached | None:
                 question_types=tuple(meta["question_types"]), question_type=npz["question_type"],
                 numeric=numeric, timestamp=npz["timestamp"], ids=npz["ids"],
                 skipped=dict(meta["skipped"]), complete=bool(meta["complete"]),
+                voters=tuple(meta["voters"]), voter=npz["voter"], redacted=npz["redacted"],
             )
             return _Cached(raw, int(meta["consumed"]), int(meta["size"]), int(meta["mtime_ns"]),
                            str(meta["fingerprint"]))
@@ -119,6 +120,7 @@ def _save(path: Path, source: Path, cached: _Cached) -> None:
         "fingerprint": cached.fingerprint, "models": raw.models, "labels": raw.labels,
         "subjects": raw.subjects, "question_types": raw.question_types,
         "skipped": dict(raw.skipped), "numeric": present, "complete": raw.complete,
+        "voters": raw.voters,
     }
     arrays = {name: raw.numeric[:, NUMERIC_COLUMNS.index(name)] for name in present}
     try:
@@ -127,7 +129,7 @@ def _save(path: Path, source: Path, cached: _Cached) -> None:
             np.savez(out, meta=np.array(json.dumps(meta)), model_a=raw.model_a,
                      model_b=raw.model_b, vote=raw.vote, subject=raw.subject,
                      question_type=raw.question_type, timestamp=raw.timestamp, ids=raw.ids,
-                     **arrays)
+                     voter=raw.voter, redacted=raw.redacted, **arrays)
     except OSError as err:  # read-only folder, full disk: work without a cache
         log.warning("could not write the leaderboard cache %s: %s", path, err)
 

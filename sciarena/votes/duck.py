@@ -23,7 +23,7 @@ from typing import Any, Collection
 
 from sciarena.votes.arrow_io import arrow_to_raw
 from sciarena.votes.columns import RawColumns
-from sciarena.votes.fields import ALIASES, DERIVED, NUMERIC_SOURCES, REQUIRED, key_of
+from sciarena.votes.fields import ALIASES, DERIVED, FLAG_FIELDS, NUMERIC_SOURCES, REQUIRED, key_of
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,7 @@ def query(path: Path, seen: Collection[str], texts: bool) -> tuple[str, set[str]
     keys = set(seen)
     wanted = {k for name in ALIASES if (k := key_of(name, keys))}
     wanted |= {k for sources in NUMERIC_SOURCES.values() for k in sources if k in keys}
+    wanted |= {k for k in FLAG_FIELDS if k in keys}
     derived = {source for source in DERIVED.values() if source in keys}
     columns = {k: "JSON" for k in sorted(wanted)}
     select = [f"{_quoted(k)}::VARCHAR AS {_quoted(k)}" for k in sorted(wanted)]

@@ -31,9 +31,13 @@ ALIASES: Mapping[str, tuple[str, ...]] = {
     "subject": ("subject",),
     "question_type": ("question_type",),
     "timestamp": ("timestamp", "tstamp"),
+    "voter_id": ("voter_id",),
 }
 REQUIRED = ("modelA", "modelB", "vote")
-STRING_FIELDS = ("modelA", "modelB", "vote", "subject", "question_type")
+STRING_FIELDS = ("modelA", "modelB", "vote", "subject", "question_type", "voter_id")
+# Per-side flags: an answer had a word naming a model redacted (only JSON true counts). Short fields,
+# read with the others so that the leaderboard can leave such battles out without reading answers.
+FLAG_FIELDS = ("redacted_a", "redacted_b")
 # Numeric column → record keys that may hold it, first found wins (ours, then the analysis layout's).
 NUMERIC_SOURCES: Mapping[str, tuple[str, ...]] = {
     "length_a": ("length_a", "response_length_a"),

@@ -20,10 +20,10 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from sciarena.errors import LeaderboardInputError
-from sciarena.votes.columns import NUMERIC_COLUMNS, RawColumns, empty_raw, encode, fingerprints_of
+from sciarena.votes.columns import NUMERIC_COLUMNS, RawColumns, empty_raw, encode, fingerprints_of, flags
 from sciarena.votes.fields import (
-    DERIVED, NUMERIC_SOURCES, SEEN_RECORDS, STRING_FIELDS, check_fields, derived_of, key_of, number_of,
-    timestamp_of,
+    DERIVED, FLAG_FIELDS, NUMERIC_SOURCES, SEEN_RECORDS, STRING_FIELDS, check_fields, derived_of, key_of,
+    number_of, timestamp_of,
 )
 
 UNREADABLE = object()  # what json_lines yields for a line that is not JSON
@@ -95,6 +95,9 @@ def records_to_raw(records: Sequence[Mapping[str, Any]], origin: str = "votes",
         timestamp=np.array([timestamp_of(r.get(stamp)) if stamp else math.nan for r in records]),
         ids=fingerprints_of([id_text(r.get(ident)) if ident else None for r in records]),
         skipped=dict(skipped or {}), complete=complete,
+        voters=strings["voter_id"][0], voter=strings["voter_id"][1],
+        redacted=flags(*([r.get(f) is True for r in records] if f in seen else np.zeros(len(records), bool)
+                         for f in FLAG_FIELDS)),
     )
 
 

@@ -10,6 +10,7 @@ dropped by ``id`` (the first kept; records without an id are all kept) and count
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ DATA_DIR_IN_REPO = "data"
 _REPO_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
 
 PathLike = str | os.PathLike[str]
+log = logging.getLogger(__name__)
 
 
 def is_hub_id(source: PathLike) -> bool:
@@ -95,7 +97,13 @@ def read_file(path: Path, *, copy: bool = True, texts: bool = False) -> RawColum
     suffix = path.suffix.lower()
     try:
         if suffix in LINE_SUFFIXES:
-            return read_jsonl(path, cache=copy, texts=texts)
+            raw = read_jsonl(path, cache=copy, texts=texts)
+            if not raw.has_voters:
+                # A columnar copy that does not hold the voter and redaction columns cannot say which
+                # votes count: parse the file itself (correct, slower) rather than guess.
+                log.info("%s: its columnar copy has no voter columns; parsing the file", path.name)
+                raw = read_jsonl(path, cache=False, texts=texts)
+            return raw
         if suffix == ".parquet":
             return read_parquet(path, texts=texts)
         return parse_bytes(path.read_bytes(), str(path), texts=texts, whole_file=path)

@@ -1,23 +1,36 @@
 """Who voted, without knowing who anyone is: the voter id and the consent check.
 
-The one place voter identity is decided; the arena's vote rules (arena.py) call it.
+The one place voter identity is decided; the arena's vote rules and abuse limits (arena.py)
+call it. Every id is a salted SHA-256, never the raw value, so a published record names nobody:
 
-A logged-in voter (Hugging Face OAuth, ``gr.OAuthProfile``) is recorded by username —
-they chose to be known. Anyone else gets ``anon-`` + a salted SHA-256 of the Gradio
-session hash: stable within one visit so a reader can group a visitor's votes, useless
-for finding the person (the session hash is random and the salt is secret). An IP
-address is never an input.
+- signed in (Hugging Face OAuth)  → ``hf-`` + hash of the username: one pseudonym per account,
+  on every browser;
+- else a browser key (a random token the page keeps in local storage) → ``anon-`` + hash of the
+  key: the same pseudonym across reloads and visits on that browser;
+- else the Gradio session hash → ``anon-`` + hash of it, as before the browser key existed:
+  stable within one visit only.
+
+Each input is hashed with its own tag, so a username and a key with the same text never share an
+id. The salt (``SCIARENA_ID_SALT``) must be secret where ids are published: HF usernames are
+public, and an unsalted hash of one is undone by hashing the list of usernames
+(:func:`check_salt`). An IP address is never an input.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 
 from sciarena.errors import ConsentMissing
 
 ANON_PREFIX = "anon-"
+SIGNED_IN_PREFIX = "hf-"
 CONSENT_LABEL = "I agree to the terms in the About tab"
+_DIGEST_HEX = 16  # 64 bits: no collisions among any plausible number of voters
+# A browser key is what the page generated (crypto.randomUUID or similar); anything else is ignored
+# rather than hashed, so a client cannot push arbitrary text through this path.
+_BROWSER_KEY = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
 
 
 @dataclass(frozen=True)
@@ -29,15 +42,39 @@ class Visitor:
     session_hash: str | None = None  # Gradio's per-visit session id (never an IP address)
 
 
-def voter_id(profile_username: str | None, session_hash: str | None, salt: str) -> str:
-    """The HF username when logged in, else ``anon-<16 hex>`` from the session hash; "" when neither is known."""
-    username = (profile_username or "").strip()
-    if username:
-        return username
-    if not session_hash:
+def _digest(salt: str, tag: str, value: str) -> str:
+    return hashlib.sha256(f"{salt}:{tag}{value}".encode()).hexdigest()[:_DIGEST_HEX]
+
+
+def valid_browser_key(key: str | None) -> bool:
+    return bool(key) and bool(_BROWSER_KEY.match(key or ""))
+
+
+def voter_id(visitor: Visitor | None, salt: str) -> str:
+    """The visitor's pseudonym (rules in the module docstring); "" when nothing identifies them."""
+    if visitor is None:
         return ""
-    digest = hashlib.sha256(f"{salt}:{session_hash}".encode()).hexdigest()
-    return ANON_PREFIX + digest[:16]
+    username = (visitor.username or "").strip()
+    if username:
+        return SIGNED_IN_PREFIX + _digest(salt, "hf:", username)
+    key = (visitor.browser_key or "").strip()
+    if valid_browser_key(key):
+        return ANON_PREFIX + _digest(salt, "key:", key)
+    if visitor.session_hash:
+        # untagged: the ids of session-only votes are unchanged from earlier versions
+        return ANON_PREFIX + _digest(salt, "", visitor.session_hash)
+    return ""
+
+
+def check_salt(salt: str, public: bool) -> None:
+    """Refuse to run publicly (a Space: votes are published) without a secret salt.
+
+    Refusing, not warning: a warning in a Space's log is easily missed, and the harm — signed-in
+    voters named in a public dataset — cannot be undone once the votes are pushed."""
+    if public and not salt.strip():
+        raise ValueError("SCIARENA_ID_SALT is not set: on a public Space voter ids could be traced back to "
+                         "usernames. Add a long random secret SCIARENA_ID_SALT in the Space settings (keep it "
+                         "fixed: changing it gives every voter a new pseudonym).")
 
 
 def require_consent(consent: bool | None) -> None:
