@@ -31,8 +31,8 @@ WHAT_IS_RECORDED = """
 Your question, both answers and the papers they cited (with the passages the models were given), the two model
 names, your vote and optional reason, the retrieval details (backend, queries, filters, passage ids), per-answer
 timing, token counts and cost, a time stamp, and a pseudonymous voter id. The voter id is a salted hash of a
-random key your browser keeps in its local storage (or of your Hugging Face username if you sign in): the votes
-of one browser can be grouped, but not traced to a person. The key itself, your username and **your IP address
+random key your browser keeps in its local storage (or of your Hugging Face username if you sign in, so all your
+signed-in votes are linked to one pseudonym): the votes of one browser can be grouped, but not traced to a person. The key itself, your username and **your IP address
 are never stored**; clearing this site's data in your browser gives you a new key. Nothing is recorded for a
 battle you do not vote on.
 """

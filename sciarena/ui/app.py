@@ -3,7 +3,8 @@
 Stable hooks (scripted clients and browser tests rely on them):
 element ids question, send, answer-a, answer-b, references-a, references-b, vote-a, vote-b, vote-tie,
 vote-bad, reason, consent, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
-new-battle, leaderboard-table; API endpoints /battle and /vote; the browser's local-storage key
+new-battle, leaderboard-table, board-view, board-style, board-rating, board-csv; API endpoints /battle,
+/vote and /leaderboard (the CLI's ``--format json``, registered by the Leaderboard tab); the browser's local-storage key
 ``sciarena-browser-key`` and session-storage key ``sciarena-consent``.
 """
 
