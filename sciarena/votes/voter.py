@@ -26,7 +26,7 @@ from sciarena.errors import ConsentMissing
 
 ANON_PREFIX = "anon-"
 SIGNED_IN_PREFIX = "hf-"
-CONSENT_LABEL = "I agree to the terms in the About tab"
+CONSENT_LABEL = "I agree to the terms of use (see “Read the terms” beside this box)"
 _DIGEST_HEX = 16  # 64 bits: no collisions among any plausible number of voters
 # A browser key is what the page generated (crypto.randomUUID or similar); anything else is ignored
 # rather than hashed, so a client cannot push arbitrary text through this path.
