@@ -65,6 +65,10 @@ class Settings:
     seed: int | None = None  # fixed seed for pair sampling (tests, demos)
     outage: frozenset[str] = frozenset()  # model names kept out of battles for now (SCIARENA_OUTAGE, comma-separated)
     oauth_enabled: bool = False  # a Space with hf_oauth: true (it sets OAUTH_CLIENT_ID): offer "Sign in"
+    # The Review tab (review.py): expert annotators, named by HF username, give stored battles a second,
+    # blind vote and an audit label. No reviewers = no tab.
+    reviewers: frozenset[str] = frozenset()  # SCIARENA_REVIEWERS, comma-separated HF usernames
+    review_repeat_days: float = 14.0  # a reviewer sees a battle once more after this long (0 = never again)
     secrets: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -107,6 +111,8 @@ class Settings:
             seed=int(seed) if seed else None,
             outage=frozenset(n.strip() for n in env.get("SCIARENA_OUTAGE", "").split(",") if n.strip()),
             oauth_enabled=bool(env.get("OAUTH_CLIENT_ID")),
+            reviewers=frozenset(n.strip() for n in env.get("SCIARENA_REVIEWERS", "").split(",") if n.strip()),
+            review_repeat_days=_days(env, "SCIARENA_REVIEW_REPEAT_DAYS", cls.review_repeat_days),
             secrets={k: v for k, v in env.items() if k.endswith(_SECRET_SUFFIXES) and v},
         )
 
@@ -118,6 +124,13 @@ def _limit(env: Mapping[str, str], name: str, default: int) -> int:
     value = _int(env, name, default)
     if value < 0:
         raise ValueError(f"{name} must be 0 (no limit) or a positive integer, got {value}")
+    return value
+
+
+def _days(env: Mapping[str, str], name: str, default: float) -> float:
+    value = _float(env, name, default)
+    if not value >= 0:  # also refuses nan
+        raise ValueError(f"{name} must be 0 (never) or a positive number of days, got {value}")
     return value
 
 

@@ -80,10 +80,11 @@ class HubSync:
     def __init__(self, folder: Path, repo_id: str, *, api: "HfApi", every_minutes: float = 5.0,
                  path_in_repo: str = "data", card: str | None = None, private: bool | None = None,
                  retry_base_s: float = 30.0, clock: Callable[[], datetime] | None = None,
-                 stall_after_s: float = 45.0) -> None:
+                 stall_after_s: float = 45.0, glob: str = VOTE_GLOB) -> None:
         if every_minutes <= 0:
             raise ValueError("push interval must be positive")
         self.folder = Path(folder)
+        self.glob = glob  # which files under ``folder`` are shards (review records use their own name)
         self.repo_id = repo_id
         self.api = api
         self.every_s = every_minutes * 60.0
@@ -230,7 +231,7 @@ class HubSync:
         with self.lock:
             if not self.folder.is_dir():
                 return {}
-            return {p.relative_to(self.folder).as_posix(): p.stat().st_size for p in sorted(self.folder.glob(VOTE_GLOB))}
+            return {p.relative_to(self.folder).as_posix(): p.stat().st_size for p in sorted(self.folder.glob(self.glob))}
 
     def _repo_path(self, shard: str) -> str:
         return f"{self.path_in_repo}/{shard}" if self.path_in_repo else shard
