@@ -202,3 +202,37 @@ def _parse_time(value: Any, now: datetime) -> datetime:
         return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:  # an unreadable time counts as now: the battle is not repeated too early
         return now
+
+
+# --- reading reviews back: the sets ``python -m sciarena agreement`` compares -------------------------
+@dataclass(frozen=True)
+class ReviewSets:
+    second: tuple[dict[str, Any], ...]  # one per battle: its earliest first-round review with a vote (id = vote id)
+    round1: tuple[dict[str, Any], ...]  # a reviewer's first vote on a battle they voted twice (id = vote id:reviewer)
+    round2: tuple[dict[str, Any], ...]  # the same reviewer's repeat, same id
+    audits: dict[str, int]  # first-round audit labels, counted
+
+
+def review_sets(reviews: Iterable[Mapping[str, Any]]) -> ReviewSets:
+    """Split review records into the sets agreement compares: ``second`` against the original votes
+    (inter-annotator agreement), ``round1`` against ``round2`` (self-consistency). ``agreement`` matches
+    by ``id`` and keeps one record per id, so the repeat pairs carry an id per (battle, reviewer)."""
+    ordered = sorted((dict(r) for r in reviews), key=lambda r: str(r.get("timestamp") or ""))
+    second: dict[str, dict[str, Any]] = {}
+    rounds: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
+    audits = {label: 0 for label in AUDIT_LABELS}
+    for review in ordered:
+        key = (str(review.get("id")), str(review.get("reviewer_id")))
+        if review.get("round") == 1 and review.get("audit") in audits:
+            audits[review["audit"]] += 1
+        if review.get("vote") not in OUTCOMES:
+            continue
+        if review.get("round") == 1:
+            second.setdefault(key[0], review)
+        rounds.setdefault(key, {}).setdefault(int(review.get("round") or 0), review)
+    pairs = [(f"{battle}:{reviewer}", by_round[1], by_round[2])
+             for (battle, reviewer), by_round in rounds.items() if 1 in by_round and 2 in by_round]
+    return ReviewSets(second=tuple(second.values()),
+                      round1=tuple({**first, "id": key} for key, first, _ in pairs),
+                      round2=tuple({**repeat, "id": key} for key, _, repeat in pairs),
+                      audits=audits)

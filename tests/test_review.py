@@ -191,3 +191,76 @@ def test_agreement_command_reads_the_review_file(tmp_path):
     # originals: A B A B A B; reviews: A B A A A A → agree on 0, 1, 2, 4 of 6
     assert doc["matched"] == 6 and doc["scopes"][0]["accuracy"]["value"] == round(4 / 6, 4)
     assert [s["scope"] for s in doc["scopes"]] == ["overall", "Engineering"]
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    import argparse
+
+    from sciarena import review_cli
+
+    parser = argparse.ArgumentParser()
+    commands = parser.add_subparsers()
+    add_parser(commands)
+    review_cli.add_parser(commands)
+    args = parser.parse_args(list(argv))
+    out, err = io.StringIO(), io.StringIO()
+    code = args.run(args, out=out, err=err) if argv[0] == "reviews" else args.run(args, out=out, err=err, token="")
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_reviews_command_gives_the_inter_annotator_and_self_consistency_sets(tmp_path):
+    clock = Clock()
+    votes = [vote(i, vote="A") for i in range(4)]
+    (tmp_path / "votes.jsonl").write_text("".join(json.dumps(r) + "\n" for r in votes))
+    d = desk(tmp_path, votes, clock)
+    first = {r["id"]: r for r in review_all(d, "alice", choice="A")}  # agrees with every original
+    review_all(d, "bob", choice="B")  # disagrees with every original; later, so not the "second" vote
+    clock.now = T0 + timedelta(days=15)
+    session = d.next_battle("alice")
+    d.save(d.blind_vote(session, "alice", "tie"), "alice", "wrong")  # one repeat, changed its mind
+    session = d.next_battle("alice")
+    d.save(session, "alice", "cant_judge")  # a repeat without a vote: no pair
+    code, out, err = _cli("reviews", str(tmp_path / "reviews"), "--out", str(tmp_path / "sets"))
+    assert code == 0, err
+    assert "4 battle(s) with a second vote; 1 repeat pair(s)" in out and "Vague (other votes defensible): 8 (100.0%" in out
+    code, out, _ = _cli("agreement", str(tmp_path / "votes.jsonl"), str(tmp_path / "sets" / "second-votes.jsonl"),
+                        "--format", "json", "--bootstrap", "0")
+    assert code == 0 and json.loads(out)["scopes"][0]["accuracy"]["value"] == 1.0  # alice's, the earliest
+    code, out, _ = _cli("agreement", str(tmp_path / "sets" / "round1.jsonl"), str(tmp_path / "sets" / "round2.jsonl"),
+                        "--format", "json", "--bootstrap", "0")
+    doc = json.loads(out)
+    assert code == 0 and doc["matched"] == 1 and doc["scopes"][0]["accuracy"]["value"] == 0.0
+    assert session.battle.vote_id in first
+
+
+def test_reviews_command_refuses_bad_input_in_one_line(tmp_path):
+    code, _, err = _cli("reviews", str(tmp_path / "missing"), "--out", str(tmp_path / "sets"))
+    assert code == 2 and "no such file" in err
+    (tmp_path / "votes.jsonl").write_text(json.dumps(vote(1)) + "\n")
+    code, _, err = _cli("reviews", str(tmp_path / "votes.jsonl"), "--out", str(tmp_path / "sets"))
+    assert code == 2 and "not review records" in err and not (tmp_path / "sets").exists()
+
+
+def test_votes_and_reviews_share_the_dataset_in_their_own_folders(tmp_path):
+    from fake_hub import FakeHub, make_record
+
+    from sciarena.votes.hub import open_hub_sync
+    from sciarena.votes.reviews import open_review_sync
+    from sciarena.votes.store import LocalVoteStore
+
+    with FakeHub() as hub:
+        settings = Settings(data_dir=tmp_path, votes_repo="org/votes", secrets={"HF_TOKEN": "hf_x"})
+        assert open_review_sync(Settings(data_dir=tmp_path)) is None
+        votes_sync = open_hub_sync(settings, LocalVoteStore.folder_for(tmp_path), endpoint=hub.endpoint)
+        reviews_sync = open_review_sync(settings, endpoint=hub.endpoint)
+        LocalVoteStore(tmp_path, external_lock=votes_sync.lock).append(make_record(1))
+        d = ReviewDesk(reviewers=frozenset({"alice"}), salt=SALT, votes=lambda: [vote(1)], clock=Clock(),
+                       store=LocalReviewStore(tmp_path, external_lock=reviews_sync.lock))
+        d.save(d.blind_vote(d.next_battle("alice"), "alice", "A"), "alice", "reasonable")
+        assert votes_sync.push_now() and reviews_sync.push_now()
+        files = hub.files("org/votes")
+        assert sorted(name.split("/")[0] for name in files if name.endswith(".jsonl")) == ["data", "reviews"]
+        [review_file] = [name for name in files if name.startswith("reviews/")]
+        assert review_file.startswith("reviews/2026-01-01/reviews-")
+        assert tuple(json.loads(files[review_file])) == REVIEW_FIELDS
+        assert reviews_sync.push_now() and len(hub.files("org/votes")) == len(files)  # nothing resent
