@@ -264,3 +264,15 @@ def test_votes_and_reviews_share_the_dataset_in_their_own_folders(tmp_path):
         assert review_file.startswith("reviews/2026-01-01/reviews-")
         assert tuple(json.loads(files[review_file])) == REVIEW_FIELDS
         assert reviews_sync.push_now() and len(hub.files("org/votes")) == len(files)  # nothing resent
+
+
+def test_a_review_that_cannot_be_written_is_a_message_and_the_battle_stays_open(tmp_path):
+    (tmp_path / "reviews").write_text("a file where the folder should be")
+    handlers = _tab(tmp_path, [vote(1)])
+    alice = SimpleNamespace(username="alice")
+    voted = handlers.vote("tie", handlers.next_battle(alice)[handlers.view.session], alice)
+    failed = handlers.audit("vague", voted[handlers.view.session], alice)
+    assert failed == {handlers.view.message: "⚠ Your review could not be saved; please try again."}
+    (tmp_path / "reviews").unlink()
+    assert "Review saved" in handlers.audit("vague", voted[handlers.view.session], alice)[handlers.view.message]
+    assert [r["vote"] for r in handlers.desk.store.records()] == ["tie"]

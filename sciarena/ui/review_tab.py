@@ -10,7 +10,7 @@ the blind vote the original vote — never model names or the battle's id.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import gradio as gr
 
@@ -18,6 +18,9 @@ from sciarena.errors import SciArenaError
 from sciarena.review import AUDIT_LABELS, ReviewDesk, ReviewSession
 from sciarena.ui import render
 from sciarena.votes.reviews import LocalReviewStore
+
+if TYPE_CHECKING:
+    from sciarena.services import Services
 
 Updates = dict[Any, Any]
 REVIEW_VOTES = (("review-vote-a", "A is better", "A"), ("review-vote-b", "B is better", "B"),
@@ -61,7 +64,8 @@ class ReviewHandlers:
             session = self.desk.next_battle(_username(profile))
         except SciArenaError as err:
             return {**self._blank(), self.view.message: _message(str(err))}
-        return self._show(session, "Round 2: you saw this battle before." if session.round > 1 else "")
+        # A repeat is not announced: self-consistency asks for a judgement made afresh.
+        return self._show(session, "")
 
     def vote_button(self, choice: str) -> Callable[..., Updates]:
         def review_vote(session: ReviewSession | None, profile: gr.OAuthProfile | None) -> Updates:
@@ -119,7 +123,7 @@ def _message(text: str) -> str:
     return f"⚠ {render.escape(text)}"
 
 
-def open_desk(services: Any) -> ReviewDesk:
+def open_desk(services: "Services") -> ReviewDesk:
     """The desk for the app's settings: reviews beside the votes, battles from the app's vote files."""
     from sciarena.votes.load import read_records
 
@@ -131,7 +135,7 @@ def open_desk(services: Any) -> ReviewDesk:
                       repeat_days=settings.review_repeat_days, seed=settings.seed)
 
 
-def build(services: Any, desk: ReviewDesk | None = None) -> ReviewHandlers:
+def build(services: "Services", desk: ReviewDesk | None = None) -> ReviewHandlers:
     """Lay out and wire the tab inside the current gr.Tab; returns its handlers (tests drive them)."""
     desk = desk or open_desk(services)
     gr.Markdown(HOW_TO)
