@@ -9,6 +9,7 @@ Each command lives next to the code it drives and registers itself here:
   label        relabel stored votes: question categories, disciplines, citation attribution (sciarena/labelling/cli.py)
   agreement    accuracy and Cohen's κ between two vote sets    (sciarena/agreement_cli.py)
   stats        data statistics and failure cases of stored votes (sciarena/analysis/cli.py)
+  reviews      expert reviews as vote sets for `agreement` (sciarena/review_cli.py)
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from sciarena import agreement_cli
+    from sciarena import agreement_cli, review_cli
     from sciarena.analysis import cli as stats_cli
     from sciarena.evaluation import cli as eval_cli
     from sciarena.labelling import cli as label_cli
@@ -37,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     label_cli.add_parser(commands)
     agreement_cli.add_parser(commands)
     stats_cli.add_parser(commands)
+    review_cli.add_parser(commands)
     return parser
 
 

@@ -37,6 +37,7 @@ class Services:
     votes: VoteSource  # what the leaderboard reads: Hub copies + local shards, each shard once
     warmer: CacheWarmer  # keeps each shard's columnar copy current (local and Hub); started by app.py
     hub_sync: HubSync | None = None  # pushes local shards to the votes dataset; started by app.py
+    review_sync: HubSync | None = None  # pushes <data_dir>/reviews to the dataset's reviews/ (Review tab on)
     started_in_s: float = 0.0
 
     @property
@@ -56,6 +57,8 @@ class Services:
             # Started last so its exit hook runs first (atexit is last-in, first-out): the final push
             # must not wait behind the cache's final refresh when the platform is stopping us.
             self.hub_sync.start()
+        if self.review_sync is not None:
+            self.review_sync.start()
 
 
 def open_editor(settings: Settings, models: "Models") -> "LLMPostprocessor | None":
@@ -79,6 +82,7 @@ def build_services(settings: Settings) -> Services:
     from sciarena.providers.registry import Models, battle_pool, build_providers
     from sciarena.retrieval.choose import open_retriever
     from sciarena.votes.hub import open_hub_sync
+    from sciarena.votes.reviews import open_review_sync
     from sciarena.votes.load import open_vote_source
 
     start = time.perf_counter()
@@ -111,5 +115,6 @@ def build_services(settings: Settings) -> Services:
         votes=votes,
         warmer=CacheWarmer(lambda: votes.files(refresh=False)),  # upkeep never waits on the Hub
         hub_sync=hub_sync,
+        review_sync=open_review_sync(settings) if settings.reviewers else None,
         started_in_s=time.perf_counter() - start,
     )

@@ -16,7 +16,7 @@ import gradio as gr
 
 from sciarena.arena import ArenaSession
 from sciarena.services import Services
-from sciarena.ui import render
+from sciarena.ui import render, review_tab
 from sciarena.ui.about import (
     about_markdown,
     mode_banner,
@@ -93,6 +93,9 @@ def build_app(services: Services) -> gr.Blocks:
             wire_arena(handlers)
         with gr.Tab("Leaderboard", id="leaderboard"):
             board = leaderboard.build()
+        if services.settings.reviewers:  # expert annotators named in SCIARENA_REVIEWERS (signed in)
+            with gr.Tab("Review", id="review"):
+                review_tab.build(services)
         with gr.Tab("About", id="about"):
             storage = gr.Markdown(elem_id="storage-status")
             gr.Markdown(about_markdown(services), elem_id="about-text")

@@ -128,7 +128,7 @@ def open_desk(services: "Services") -> ReviewDesk:
     from sciarena.votes.load import read_records
 
     settings = services.settings
-    sync = getattr(services, "review_sync", None)  # present once services.py builds one (see the README)
+    sync = services.review_sync  # None when reviews stay local (no votes dataset configured)
     store = LocalReviewStore(settings.data_dir, external_lock=sync.lock if sync else None)
     return ReviewDesk(reviewers=settings.reviewers, salt=settings.id_salt, store=store,
                       votes=lambda: read_records(services.votes.files(refresh=False)),
