@@ -104,3 +104,22 @@ def test_without_a_label_model_the_rules_label_and_no_model_is_asked(tmp_path, s
 def test_an_unknown_label_model_stops_the_start_with_the_setting_named(tmp_path, server):
     with pytest.raises(CatalogueError, match="SCIARENA_LABEL_MODEL"):
         services_for(tmp_path, server, SCIARENA_LABEL_MODEL="No Such Model")
+
+
+
+def test_a_model_slower_than_the_timeout_gives_the_rules_labels(tmp_path, server):
+    from sciarena.labelling.arena import open_arena_labeller
+    from sciarena.providers.catalogue import load_catalogue
+    from sciarena.providers.registry import Models, build_providers
+
+    server.add_script("labeller", chunks=("Others",), first_token_delay_s=3.0)
+    settings = Settings.from_env({"LOOP_API_KEY": "sk-test",
+                                  "SCIARENA_MODELS": str(catalogue_file(tmp_path, server.base_url))})
+    catalogue = load_catalogue(settings)
+    labeller = open_arena_labeller("Loop Labeller", Models(catalogue, build_providers(settings, catalogue)),
+                                   timeout_s=0.3)
+    labels = labeller.label(QUESTION)
+    assert server.requests("labeller")  # the model was asked
+    assert (labels.question_type, labels.question_type_labeller) == (classify_question(QUESTION),
+                                                                     "offline:rules:category")
+    assert labels.subject_labeller == "offline:rules:discipline"

@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# The arena labels when a vote is cast, so a model's label delays that vote's confirmation:
-# bounded well below a voter's patience (retries included), after which the rules answer.
-LABEL_TIMEOUT_S = 8.0
+# The arena labels when a vote is cast, so a model's labels delay that vote's confirmation (two calls:
+# at most 2 × this, retries included), after which the rules answer.
+LABEL_TIMEOUT_S = 5.0
 
 
 @dataclass(frozen=True)
