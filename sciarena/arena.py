@@ -17,7 +17,6 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 
-from sciarena.classify import classify_question, infer_subject
 from sciarena.config import Settings
 from sciarena.errors import (
     AlreadyVoted,
@@ -30,6 +29,7 @@ from sciarena.errors import (
     RetrievalError,
     SciArenaError,
 )
+from sciarena.labelling.arena import ArenaLabeller
 from sciarena.limits import VisitorLimits, open_limiter
 from sciarena.pairing import new_battle, sample_pair
 from sciarena.providers.registry import Pool
@@ -113,6 +113,8 @@ class Arena:
     rng: random.Random = field(default_factory=random.Random, compare=False)
     clock: Callable[[], float] = time.time  # epoch seconds: when a battle starts, and its voting window
     limiter: VisitorLimits | None = field(default=None, compare=False)  # None: the settings' limits, this clock
+    # Labels each voted question (SCIARENA_LABEL_MODEL; default the offline rules), see ``vote``.
+    labeller: ArenaLabeller = field(default_factory=ArenaLabeller, compare=False)
 
     def __post_init__(self) -> None:
         check_salt(self.settings.id_salt, self.settings.public)
@@ -144,8 +146,9 @@ class Arena:
             raise RetrievalError("No papers matched your question closely enough to answer it, so no model was "
                                  "asked. Try naming the topic in the words a paper would use.")
         pair = sample_pair(self.pool.active, self.rng, self.counts.snapshot(), self.settings.outage)
-        battle = new_battle(question, retrieval, pair, created_at=self.clock(), subject=infer_subject(retrieval),
-                            question_type=classify_question(question))
+        # Unlabelled: ``vote`` labels, so a labelling model never delays the answers and is paid only
+        # for the questions that are voted on (the only ones a label is recorded for).
+        battle = new_battle(question, retrieval, pair, created_at=self.clock())
         request = GenerationRequest(question=question, references=retrieval.references,
                                     messages=build_messages(question, retrieval.references))
         lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
@@ -175,10 +178,14 @@ class Arena:
         require_consent(ballot.consent)
         who = voter_id(ballot.visitor, self.settings.id_salt)
         undo = self._limiter.reserve_vote(who)  # RateLimitedVisitor over votes_per_day
-        vote = Vote(battle=battle, choice=choice, reason=(ballot.reason or "").strip()[:MAX_REASON_CHARS],
-                    voter_id=who, consent=True, timestamp=utc_now_iso())
         try:
-            self.store.append(vote_record(vote))  # VoteRejected if this battle already has a stored vote
+            # After the limits (a refused vote costs no model call); the rules stand in for a model that
+            # fails, times out or answers garbage, so labelling never loses a vote.
+            labels = self.labeller.label(battle.question, battle.retrieval)
+            battle = replace(battle, question_type=labels.question_type, subject=labels.subject)
+            vote = Vote(battle=battle, choice=choice, reason=(ballot.reason or "").strip()[:MAX_REASON_CHARS],
+                        voter_id=who, consent=True, timestamp=utc_now_iso())
+            self.store.append(vote_record(vote, labels))  # VoteRejected if this battle already has a stored vote
         except BaseException:
             undo()  # a vote not stored does not count against the voter
             raise

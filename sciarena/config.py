@@ -44,6 +44,7 @@ class Settings:
     # "auto" (the catalogue's moderation model when its key is set, else local) | "openai" | "local" | "off"
     moderation: str = "auto"
     postprocess_model: str = ""  # catalogue model that moves citations to sentence ends; "" = rules only
+    label_model: str = ""  # catalogue model that labels voted questions (type, discipline); "" = offline rules
     top_k: int = 30
     max_question_chars: int = 4000
     generation_timeout_s: float = 120.0
@@ -93,6 +94,7 @@ class Settings:
             reranker=env.get("SCIARENA_RERANKER", "auto").strip() or "auto",
             moderation=env.get("SCIARENA_MODERATION", "auto").strip() or "auto",
             postprocess_model=env.get("SCIARENA_POSTPROCESS_MODEL", "").strip(),
+            label_model=env.get("SCIARENA_LABEL_MODEL", "").strip(),
             top_k=_int(env, "SCIARENA_TOP_K", 30),
             max_question_chars=_int(env, "SCIARENA_MAX_QUESTION_CHARS", 4000),
             generation_timeout_s=_float(env, "SCIARENA_GENERATION_TIMEOUT", 120.0),

@@ -78,6 +78,7 @@ def open_editor(settings: Settings, models: "Models") -> "LLMPostprocessor | Non
 
 def build_services(settings: Settings) -> Services:
     """Everything the app needs, built once."""
+    from sciarena.labelling.arena import open_arena_labeller
     from sciarena.providers.catalogue import load_catalogue
     from sciarena.providers.registry import Models, battle_pool, build_providers
     from sciarena.retrieval.choose import open_retriever
@@ -109,6 +110,7 @@ def build_services(settings: Settings) -> Services:
         store=store,
         counts=BattleCounts(votes.files),
         rng=random.Random(settings.seed),
+        labeller=open_arena_labeller(settings.label_model, models),
     )
     return Services(
         arena=arena,

@@ -51,13 +51,18 @@ def test_overlong_question_is_refused_with_its_length():
     assert validate_question("  ok  ", 4000) == "ok"
 
 
-def test_a_battle_is_drawn_from_the_pool_with_the_retrieval_and_labels(finished, clock):
+def test_a_battle_is_drawn_from_the_pool_with_the_retrieval_and_labelled_when_voted_on(finished, clock):
     arena, session = finished
     battle = session.battle
     assert {battle.model_a.name, battle.model_b.name} == {"A", "B"}
-    assert battle.retrieval.backend == "test" and battle.subject == "Engineering"
-    assert battle.question_type == "Conceptual Explanation"
-    assert battle.created_at == clock.now
+    assert battle.retrieval.backend == "test" and battle.created_at == clock.now
+    assert battle.subject == "" and battle.question_type == ""  # labelled at vote time, not before the answers
+    voted = arena.vote(session, YES).vote.battle
+    assert (voted.question_type, voted.subject) == ("Conceptual Explanation", "Engineering")
+    [record] = stored(arena)
+    assert (record["question_type"], record["question_type_labeller"]) == ("Conceptual Explanation",
+                                                                           "offline:rules:category")
+    assert (record["subject"], record["subject_labeller"]) == ("Engineering", "offline:rules:discipline")
 
 
 def test_no_papers_and_backend_bugs_are_retrieval_errors(scripted, make_arena):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -100,3 +101,68 @@ def test_votes_without_features_are_left_out_and_reported():
     lb = compute_leaderboard(table, style=("length",), bootstrap=5, by=())
     assert lb.style_votes_used == 4500
     assert any("500 vote(s)" in note for note in lb.notes)
+
+
+# --- the two procedures (docs/leaderboard.md) ----------------------------------------------------------
+
+def test_both_procedures_recover_an_injected_length_effect(verbose_votes):
+    for procedure in ("ours", "paper"):
+        lb = compute_leaderboard(verbose_votes, bootstrap=40, by=(), style=("length",),
+                                 style_procedure=procedure)
+        (coef,) = lb.style
+        assert coef.ci_lower < 0.4 < coef.ci_upper, procedure
+        assert coef.ci_lower > 0.2, procedure  # clearly positive
+        assert lb.style_procedure == procedure
+    assert compute_leaderboard(verbose_votes, bootstrap=0, by=(), style=("length",),
+                               style_procedure="paper").style_votes_used == 3000
+
+
+def test_the_paper_procedure_fits_exactly_the_decisive_votes_when_few():
+    table = simulate(TRUTH, 2500, seed=8, length_effect=0.3, verbosity=VERBOSITY)
+    decisive = table.outcome <= 1
+    assert 0 < (~decisive).sum() and decisive.sum() < 3000
+    paper = fit_style(table, ("length",), bootstrap=0, procedure="paper")
+    direct = fit_style(table.subset(decisive), ("length",), bootstrap=0)
+    assert paper.n_used == decisive.sum() and paper.n_undecided == (~decisive).sum() and paper.n_unsampled == 0
+    np.testing.assert_allclose(paper.gamma, direct.gamma, rtol=1e-9)
+    np.testing.assert_allclose(paper.theta, direct.theta, rtol=1e-9, atol=1e-12)
+    ours = fit_style(table, ("length",), bootstrap=0)
+    assert ours.n_used == table.n_votes and not np.allclose(ours.gamma, paper.gamma)
+
+
+def test_the_paper_sample_is_seeded_and_of_decisive_votes(verbose_votes):
+    decisive = int((verbose_votes.outcome <= 1).sum())
+    one = fit_style(verbose_votes, ("length",), bootstrap=0, procedure="paper", seed=1)
+    again = fit_style(verbose_votes, ("length",), bootstrap=5, procedure="paper", seed=1)
+    other = fit_style(verbose_votes, ("length",), bootstrap=0, procedure="paper", seed=2)
+    assert one.n_used == 3000 and one.n_unsampled == decisive - 3000
+    assert one.n_undecided == verbose_votes.n_votes - decisive
+    assert one.gamma[0] == again.gamma[0]  # the sample does not depend on the bootstrap rounds
+    assert one.gamma[0] != other.gamma[0]
+
+
+def test_dropping_ties_raises_the_length_coefficient(verbose_votes):
+    # The simulator draws ties at the Bradley–Terry expected score, so the half-win fit is the
+    # consistent one and the decisive-only fit overstates γ (about 1/(1 − tie-and-bad rate)).
+    ours = fit_style(verbose_votes, ("length",), bootstrap=0).gamma[0]
+    decisive = fit_style(verbose_votes.subset(verbose_votes.outcome <= 1), ("length",), bootstrap=0).gamma[0]
+    assert 1.05 < decisive / ours < 1.4
+
+
+def test_style_procedure_errors_and_the_cli_flag(verbose_votes, tmp_path, capsys):
+    with pytest.raises(LeaderboardInputError, match="style procedure"):
+        compute_leaderboard(verbose_votes, bootstrap=0, by=(), style=("length",), style_procedure="theirs")
+    only_ties = table_from_arrays(["x", "y"], np.array([0, 1, 0]), np.array([1, 0, 1]), np.array([2, 3, 2]),
+                                  features={"length": np.array([[10.0, 20.0], [30.0, 5.0], [8.0, 9.0]])})
+    with pytest.raises(LeaderboardInputError, match="decisive"):
+        fit_style(only_ties, ("length",), bootstrap=0, procedure="paper")
+    from sciarena.leaderboard.cli import main
+    from sciarena.leaderboard.synthetic import write_jsonl
+
+    path = tmp_path / "votes.jsonl"
+    write_jsonl(verbose_votes, path, stop=6000)
+    assert main(["--votes", str(path), "--format", "json", "--bootstrap", "0", "--by", "none",
+                 "--style", "length", "--style-procedure", "paper"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["style"]["procedure"] == "paper" and out["style"]["votes_used"] == 3000
+    assert any("tie and both-bad" in note for note in out["notes"])

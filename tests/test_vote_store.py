@@ -26,6 +26,22 @@ def test_record_has_every_field_in_order_and_released_names(finished_battle):
     json.dumps(record, allow_nan=False)  # must be plain JSON
 
 
+def test_labels_and_their_labellers_are_recorded_and_older_records_load_with_nulls(finished_battle):
+    from sciarena.labelling.arena import QuestionLabels
+    from sciarena.votes.load import normalise
+
+    labels = QuestionLabels("Others", "Model X", "", "offline:rules:discipline")
+    record = vote_record(Vote(finished_battle(), "A", timestamp="2026-11-30T06:00:00.000Z"), labels)
+    assert (record["question_type"], record["question_type_labeller"]) == ("Others", "Model X")
+    assert (record["subject"], record["subject_labeller"]) == (None, "offline:rules:discipline")  # the rules found none
+    unlabelled = vote_record(Vote(finished_battle(), "A", timestamp="2026-11-30T06:00:00.000Z"))
+    assert unlabelled["question_type_labeller"] is None and unlabelled["subject_labeller"] is None
+    older = {k: v for k, v in record.items() if not k.endswith("_labeller")}  # written before the fields existed
+    loaded = normalise(older)
+    assert tuple(loaded) == VOTE_FIELDS and loaded["question_type_labeller"] is None
+    assert loaded["question_type"] == "Others"
+
+
 def test_unfinished_battle_cannot_be_recorded(finished_battle):
     battle = finished_battle()
     from dataclasses import replace

@@ -10,13 +10,20 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from sciarena import classify
-from sciarena.errors import SciArenaError
-from sciarena.labelling.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Labeller
+from sciarena.labelling.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Labeller, LLMLabeller
 from sciarena.types import Retrieval
 
+if TYPE_CHECKING:
+    from sciarena.providers.registry import Models
+
 log = logging.getLogger(__name__)
+
+# The arena labels when a vote is cast, so a model's labels delay that vote's confirmation (two calls:
+# at most 2 × this, retries included), after which the rules answer.
+LABEL_TIMEOUT_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -49,10 +56,40 @@ class ArenaLabeller:
             return "", ""
         try:
             label = labeller.label(question)
-        except SciArenaError as err:
-            log.warning("labeller %s failed (%s); using the offline rules", labeller.name, err)
+        except Exception as err:  # a provider error, or a bug: either way the vote must still be stored
+            log.warning("labeller %s failed (%s); using the offline rules", labeller.name, type(err).__name__)
             return "", ""
         if not label.valid:
             log.warning("labeller %s gave no %s label; using the offline rules", labeller.name, labeller.task.name)
             return "", ""
         return label.value, label.labeller
+
+
+def open_arena_labeller(name: str, models: "Models", timeout_s: float = LABEL_TIMEOUT_S) -> ArenaLabeller:
+    """The arena's labeller for SCIARENA_LABEL_MODEL: "" or OFFLINE_NAME → the rules; a catalogue
+    model's name → that model for both tasks, each call bounded by ``timeout_s``.
+
+    A model that cannot run now (its key is not set) gives the rules with a warning, as the other
+    helper models do; an unknown name raises CatalogueError, so a typo stops the app at start.
+    """
+    name = name.strip()
+    if not name or name == OFFLINE_NAME:
+        return ArenaLabeller()
+    from sciarena.providers.calls import complete
+
+    spec, provider = models.pick(name, "SCIARENA_LABEL_MODEL")
+    if spec.offline:
+        from sciarena.providers.catalogue import CatalogueError
+
+        raise CatalogueError(f"SCIARENA_LABEL_MODEL: {spec.name!r} is an offline answer generator, not a "
+                             f"labeller; leave it empty (or {OFFLINE_NAME}) for the keyword rules.")
+    reason = provider.unavailable_reason(spec)
+    if reason is not None:
+        log.warning("SCIARENA_LABEL_MODEL %r cannot run (%s); the offline rules label", spec.name, reason)
+        return ArenaLabeller()
+
+    def ask(messages: list[dict[str, str]]) -> str:
+        return complete(provider, spec, messages, timeout_s=timeout_s).text
+
+    return ArenaLabeller(category=LLMLabeller(CATEGORY, ask, spec.name),
+                         discipline=LLMLabeller(DISCIPLINE, ask, spec.name))

@@ -25,7 +25,7 @@ from sciarena.leaderboard.compute import (
     to_json,
 )
 from sciarena.leaderboard.elo import DEFAULT_K
-from sciarena.leaderboard.style import STYLE_FEATURES
+from sciarena.leaderboard.style import PAPER_SAMPLE, STYLE_FEATURES, STYLE_PROCEDURES
 from sciarena.leaderboard.table import Exclusions, load_votes
 
 log = logging.getLogger(__name__)
@@ -74,6 +74,10 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help=f"online Elo K factor (default {DEFAULT_K:g})")
     parser.add_argument("--style", type=_style, default=(), metavar=",".join(STYLE_FEATURES),
                         help="control for these style features (Bradley–Terry only)")
+    parser.add_argument("--style-procedure", choices=STYLE_PROCEDURES, default="ours",
+                        help="votes the style fit uses: ours = all, ties and both-bad as half a win (default); "
+                             f"paper = the authors' analysis: decisive votes only, a sample of {PAPER_SAMPLE:,} "
+                             "drawn with --seed when there are more (docs/leaderboard.md)")
     parser.add_argument("--anchor", type=_anchor, default=None, metavar="MODEL=RATING",
                         help="shift ratings so MODEL has RATING (default: mean 1000)")
     parser.add_argument("--rating", choices=RATINGS, default="bootstrap-mean",
@@ -158,7 +162,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         lb = compute_leaderboard(
             table, bootstrap=args.bootstrap, seed=args.seed, min_battles=args.min_battles,
             by=by, method=args.method, k=args.k, style=args.style or (), anchor=args.anchor,
-            rating=getattr(args, "rating", "bootstrap-mean"))
+            rating=getattr(args, "rating", "bootstrap-mean"),
+            style_procedure=getattr(args, "style_procedure", "ours"))
     except SciArenaError as error:
         print(f"sciarena leaderboard: {error}", file=err)
         return 2

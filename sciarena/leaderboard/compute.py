@@ -24,7 +24,7 @@ import numpy as np
 from sciarena.errors import LeaderboardInputError
 from sciarena.leaderboard import bradley_terry as bt
 from sciarena.leaderboard import elo
-from sciarena.leaderboard.style import fit_style
+from sciarena.leaderboard.style import STYLE_PROCEDURES, fit_style
 from sciarena.leaderboard.table import Exclusions, VoteTable
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOME_TIE
 
@@ -79,10 +79,12 @@ class Leaderboard:
     style: tuple[StyleCoefficient, ...] = ()
     style_votes_used: int = 0
     notes: tuple[str, ...] = ()
+    style_procedure: str = "ours"  # which votes the style fit used (style.STYLE_PROCEDURES)
 
 
 def _check(table: VoteTable, bootstrap: int, min_battles: int, by: Sequence[str], method: str,
-           style: Sequence[str], anchor: tuple[str, float] | None, k: float, rating: str) -> None:
+           style: Sequence[str], anchor: tuple[str, float] | None, k: float, rating: str,
+           style_procedure: str) -> None:
     if rating not in RATINGS:
         raise LeaderboardInputError(f"unknown rating {rating!r}; use 'point' or 'bootstrap-mean'")
     if method not in METHODS:
@@ -96,6 +98,9 @@ def _check(table: VoteTable, bootstrap: int, min_battles: int, by: Sequence[str]
             raise LeaderboardInputError(f"cannot break down by {key!r}; use subject or question_type")
     if style and method != "bt":
         raise LeaderboardInputError("style control works with the Bradley–Terry method only")
+    if style_procedure not in STYLE_PROCEDURES:
+        raise LeaderboardInputError(f"unknown style procedure {style_procedure!r}; use "
+                                    f"{' or '.join(STYLE_PROCEDURES)}")
     if anchor is not None and anchor[0] not in table.models:
         raise LeaderboardInputError(f"anchor model {anchor[0]!r} has no votes")
 
@@ -187,8 +192,8 @@ def _fit_bt(table: VoteTable, bootstrap: int, seed: int) -> _Fit:
     return _Fit(bt.to_elo(theta), boot, tuple(notes))
 
 
-def _fit_style(table: VoteTable, style: tuple[str, ...], bootstrap: int, seed: int) -> _Fit:
-    fitted = fit_style(table, style, bootstrap=bootstrap, seed=seed)
+def _fit_style(table: VoteTable, style: tuple[str, ...], bootstrap: int, seed: int, procedure: str) -> _Fit:
+    fitted = fit_style(table, style, bootstrap=bootstrap, seed=seed, procedure=procedure)
     m = len(table.models)
     point = np.full(m, np.nan)
     point[fitted.models] = bt.to_elo(fitted.theta)
@@ -196,10 +201,15 @@ def _fit_style(table: VoteTable, style: tuple[str, ...], bootstrap: int, seed: i
     if bootstrap:
         boot = np.full((bootstrap, m), np.nan)
         boot[:, fitted.models] = bt.to_elo(fitted.boot_theta)
-    notes = ()
+    notes: tuple[str, ...] = ()
     if fitted.n_excluded:
         notes = (f"{fitted.n_excluded} vote(s) lack a style feature and are left out of the "
                  "style-controlled fit",)
+    if procedure == "paper":
+        sample = (f", and {fitted.n_unsampled} decisive vote(s) beyond a sample of {fitted.n_used} "
+                  f"(seed {seed})") if fitted.n_unsampled else ""
+        notes += (f"style procedure 'paper': the style-controlled fit leaves out {fitted.n_undecided} "
+                  f"tie and both-bad vote(s){sample}",)
     coefficients = []
     for s, feature in enumerate(fitted.features):
         samples = fitted.boot_gamma[:, s] if bootstrap else fitted.gamma[s: s + 1]
@@ -226,15 +236,19 @@ def compute_leaderboard(
     style: Sequence[str] = (),
     anchor: tuple[str, float] | None = None,
     rating: str = "bootstrap-mean",
+    style_procedure: str = "ours",
 ) -> Leaderboard:
-    """Ratings, 95% intervals, ranks and breakdowns for the votes in ``table``."""
+    """Ratings, 95% intervals, ranks and breakdowns for the votes in ``table``.
+
+    ``style_procedure`` chooses the votes a style-controlled fit uses: "ours" (all, ties as half a
+    win) or "paper" (the authors' decisive-vote sample, see style.py and docs/leaderboard.md)."""
     by, style = tuple(dict.fromkeys(by)), tuple(dict.fromkeys(style))
-    _check(table, bootstrap, min_battles, by, method, style, anchor, k, rating)
+    _check(table, bootstrap, min_battles, by, method, style, anchor, k, rating, style_procedure)
     m = len(table.models)
     if method == "elo":
         fit = _fit_elo(table, bootstrap, seed, k)
     elif style:
-        fit = _fit_style(table, style, bootstrap, seed)
+        fit = _fit_style(table, style, bootstrap, seed, style_procedure)
     else:
         fit = _fit_bt(table, bootstrap, seed)
     point, boot = fit.point, fit.boot
@@ -274,7 +288,7 @@ def compute_leaderboard(
                   for code, name in enumerate(("A", "B", "tie", "bad"))},
         skipped=dict(table.skipped), min_battles=min_battles, hidden=hidden, by=by,
         groups=names, anchor=anchor, style=fit.style, style_votes_used=fit.style_used,
-        notes=fit.notes,
+        notes=fit.notes, style_procedure=style_procedure,
     )
 
 
@@ -315,6 +329,7 @@ def to_dict(lb: Leaderboard, excluded: Exclusions | None = None) -> dict[str, An
         out["k"] = lb.k
     if lb.style:
         out["style"] = {
+            "procedure": lb.style_procedure,
             "votes_used": lb.style_votes_used,
             "coefficients": [{"feature": c.feature, "coefficient": round(c.coefficient, 4),
                               "ci_lower": round(c.ci_lower, 4), "ci_upper": round(c.ci_upper, 4),

@@ -11,6 +11,11 @@ penalty on ratings also pins their free shift (mean θ = 0, mean rating 1000).
 Bootstrap: votes resampled with replacement (seeded), features kept as standardised
 on the full data, like the released code.
 
+Two procedures choose the votes (docs/leaderboard.md): "ours" fits every vote carrying the
+features, ties and "both bad" as half a win; "paper" follows the authors' §5.2 analysis — the
+decisive votes only (A or B), and a seeded sample of PAPER_SAMPLE of them when there are more.
+The model, features, penalty and solver are the same for both.
+
 Vector·vector products avoid BLAS (``np.dot`` of two long vectors): OpenBLAS threads
 them, and on a busy machine that made them 15× slower in measurements; the
 matrix-vector products used here did not suffer.
@@ -30,10 +35,12 @@ import numpy as np
 
 from sciarena.errors import LeaderboardInputError
 from sciarena.leaderboard.table import VoteTable
-from sciarena.votes.schema import score_of_a
+from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, score_of_a
 
 STYLE_FEATURES: tuple[str, ...] = ("length", "citations", "supporting", "irrelevant")
 STYLE_L2 = 0.5
+STYLE_PROCEDURES: tuple[str, ...] = ("ours", "paper")
+PAPER_SAMPLE = 3000  # votes in the authors' style analysis (paper appendix C.2)
 _TOL = 1e-5  # nats; the error left after a Newton step this small is ~1e-10
 _MAX_ITER = 60
 
@@ -50,10 +57,29 @@ class StyleResult:
     boot_gamma: np.ndarray  # (R, S)
     n_used: int
     n_excluded: int  # votes lacking a chosen feature
+    procedure: str = "ours"
+    n_undecided: int = 0  # ties and "both bad" left out ("paper")
+    n_unsampled: int = 0  # decisive votes beyond the seeded sample ("paper")
 
 
-def style_matrix(table: VoteTable, features: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """(Z (n_used, S) z-scored, mask of votes used) for the chosen features."""
+def paper_votes(table: VoteTable, mask: np.ndarray, seed: int) -> tuple[np.ndarray, int, int]:
+    """The votes of ``mask`` the authors' procedure fits: decisive ones, then a sample of PAPER_SAMPLE
+    drawn with ``seed`` when there are more. Returns (mask, ties and both-bad dropped, not sampled)."""
+    decisive = mask & ((table.outcome == OUTCOME_A) | (table.outcome == OUTCOME_B))
+    chosen = np.flatnonzero(decisive)
+    undecided, unsampled = int(mask.sum() - chosen.size), max(0, int(chosen.size) - PAPER_SAMPLE)
+    if unsampled:
+        # Its own stream, so the sample does not depend on how many bootstrap rounds follow.
+        chosen = np.random.default_rng([seed, PAPER_SAMPLE]).choice(chosen, PAPER_SAMPLE, replace=False)
+    keep = np.zeros_like(mask)
+    keep[chosen] = True
+    return keep, undecided, unsampled
+
+
+def style_matrix(table: VoteTable, features: tuple[str, ...],
+                 within: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(Z (n_used, S) z-scored, mask of votes used) for the chosen features; ``within`` (a mask)
+    narrows the votes used before the features are standardised."""
     unknown = [f for f in features if f not in STYLE_FEATURES]
     if unknown or not features:
         raise LeaderboardInputError(
@@ -66,6 +92,8 @@ def style_matrix(table: VoteTable, features: tuple[str, ...]) -> tuple[np.ndarra
         if not has.any():
             raise LeaderboardInputError(f"no vote carries the style feature {f!r}")
         mask &= has
+    if within is not None:
+        mask &= within
     if mask.sum() < 2:
         raise LeaderboardInputError("too few votes carry all the chosen style features")
     columns = []
@@ -150,11 +178,22 @@ def _newton(key: np.ndarray, zt: np.ndarray, y: np.ndarray, c: np.ndarray, m: in
 
 
 def fit_style(table: VoteTable, features: tuple[str, ...], *, bootstrap: int = 100,
-              seed: int = 0, reg: float = STYLE_L2) -> StyleResult:
-    """Style-controlled ratings and coefficients, with ``bootstrap`` resampled fits."""
+              seed: int = 0, reg: float = STYLE_L2, procedure: str = "ours") -> StyleResult:
+    """Style-controlled ratings and coefficients, with ``bootstrap`` resampled fits, on the votes
+    ``procedure`` chooses ("ours": all; "paper": decisive, sampled, see ``paper_votes``)."""
     if reg <= 0:
         raise LeaderboardInputError("style control needs a positive L2 penalty")
-    z, mask = style_matrix(table, tuple(features))
+    if procedure not in STYLE_PROCEDURES:
+        raise LeaderboardInputError(f"unknown style procedure {procedure!r}; use {' or '.join(STYLE_PROCEDURES)}")
+    features = tuple(features)
+    within, undecided, unsampled = None, 0, 0
+    if procedure == "paper":
+        _, has = style_matrix(table, features)  # the votes carrying the features, before choosing
+        within, undecided, unsampled = paper_votes(table, has, seed)
+        if within.sum() < 2:
+            raise LeaderboardInputError("the paper's style procedure fits decisive votes (A or B) only, "
+                                        "and fewer than two carry the chosen features")
+    z, mask = style_matrix(table, features, within)
     a, b, o = table.a[mask], table.b[mask], table.outcome[mask]
     present, local = np.unique(np.concatenate([a, b]), return_inverse=True)
     m, n, s_dim = int(present.size), int(mask.sum()), z.shape[1]
@@ -170,5 +209,6 @@ def fit_style(table: VoteTable, features: tuple[str, ...], *, bootstrap: int = 1
         used = np.flatnonzero(counts)  # fit on the drawn votes only: fewer, cache-resident
         boot[r] = _newton(key[used], zt[:, used], y[used], counts[used].astype(np.float64), m,
                           point.copy(), reg, zmax)
-    return StyleResult(tuple(features), present, point[:m], point[m:], boot[:, :m], boot[:, m:],
-                       n, int((~mask).sum()))
+    excluded = int((~mask).sum()) - undecided - unsampled
+    return StyleResult(features, present, point[:m], point[m:], boot[:, :m], boot[:, m:],
+                       n, excluded, procedure, undecided, unsampled)

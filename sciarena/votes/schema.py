@@ -11,10 +11,13 @@ leaderboard and SciArena-Eval import it.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from sciarena import __version__
 from sciarena.types import Reference, Retrieval, SideResult, Vote
+
+if TYPE_CHECKING:
+    from sciarena.labelling.arena import QuestionLabels
 
 SCHEMA_VERSION = 1
 
@@ -90,6 +93,8 @@ OWN_FIELDS: tuple[str, ...] = (
     "cost_usd_b",
     "redacted_a",
     "redacted_b",
+    "question_type_labeller",  # who gave question_type: "offline:rules:category" or a catalogue model's name
+    "subject_labeller",  # who gave subject, likewise ("offline:rules:discipline" for the rules)
     "app_version",
 )
 
@@ -130,8 +135,11 @@ def cited_references(retrieval: Retrieval, side: SideResult) -> list[Reference]:
     return [by_number[n] for n in cited if n in by_number]
 
 
-def vote_record(vote: Vote) -> dict[str, Any]:
-    """The JSON-ready record of a vote, with every field of VOTE_FIELDS."""
+def vote_record(vote: Vote, labels: "QuestionLabels | None" = None) -> dict[str, Any]:
+    """The JSON-ready record of a vote, with every field of VOTE_FIELDS.
+
+    ``labels`` are the question's labels and who gave them (the arena labels at vote time); without
+    them the battle's own labels are written and the labeller fields are null (unknown)."""
     battle = vote.battle
     a, b = battle.side_a, battle.side_b
     if a is None or b is None or a.answer is None or b.answer is None:
@@ -146,8 +154,8 @@ def vote_record(vote: Vote) -> dict[str, Any]:
         "vote": vote.choice,
         "citations_a": [citation_record(r) for r in cited_references(battle.retrieval, a)],
         "citations_b": [citation_record(r) for r in cited_references(battle.retrieval, b)],
-        "question_type": battle.question_type or None,
-        "subject": battle.subject or None,
+        "question_type": (labels.question_type if labels else battle.question_type) or None,
+        "subject": (labels.subject if labels else battle.subject) or None,
         "schema_version": SCHEMA_VERSION,
         "timestamp": vote.timestamp,
         "reason": vote.reason or None,
@@ -173,6 +181,8 @@ def vote_record(vote: Vote) -> dict[str, Any]:
         "cost_usd_b": b.cost_usd,
         "redacted_a": a.answer.redacted,
         "redacted_b": b.answer.redacted,
+        "question_type_labeller": labels.question_type_labeller if labels else None,
+        "subject_labeller": labels.subject_labeller if labels else None,
         "app_version": __version__,
     }
     assert tuple(record) == VOTE_FIELDS, "vote_record and VOTE_FIELDS drifted apart"
