@@ -19,7 +19,7 @@ from sciarena.types import Reference, Retrieval, SideResult, Vote
 if TYPE_CHECKING:
     from sciarena.labelling.arena import QuestionLabels
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2 added question_type_labeller and subject_labeller
 
 # --- the vote vocabulary -----------------------------------------------------------------------------
 OUTCOME_A, OUTCOME_B, OUTCOME_TIE, OUTCOME_BAD = 0, 1, 2, 3
