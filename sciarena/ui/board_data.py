@@ -1,0 +1,153 @@
+"""The Leaderboard tab's "Data" section: the data statistics (``sciarena.analysis.stats``) as SVG and HTML.
+
+The same figures as ``sciarena.analysis.plots`` (outcomes, question categories, disciplines,
+average citations and answer length per model, votes per day) and the failure-case counts,
+drawn as text like the board's own charts (``sciarena.leaderboard.plots``): string formatting
+takes milliseconds where a matplotlib figure took about a second here, and the vector scales to
+a phone's width with the page's font. Horizontal bars, so long labels need no rotation; a 360-unit
+viewBox with 12-unit text keeps labels near 11 px on a 390 px screen. Every label is escaped.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Sequence
+
+from sciarena.analysis.plots import OUTCOME_NAMES
+from sciarena.analysis.stats import BOTH_BAD, TOP_MODEL_LOST, DataStats, Tally
+from sciarena.leaderboard.plots import WIDTH, _ticks
+from sciarena.ui import board_html
+
+LABEL_CHARS = 22  # longer labels are cut (the full one is in the tooltip)
+CSS = """
+.data-chart .databar { fill: #1f6feb; }
+.data-section h4 { margin: 14px 0 2px; font-size: 0.95rem; }
+.data-section p { margin: 2px 0 6px; }
+.data-defs { font-size: 0.85rem; margin: 4px 0 8px 1.1em; padding: 0; }
+"""
+
+
+def _share(count: int, total: int) -> str:
+    return f"{count:,} ({100.0 * count / total:.1f}%)" if total else f"{count:,}"
+
+
+def _cut(label: str) -> str:
+    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
+
+
+def bars_svg(title: str, labels: Sequence[str], values: Sequence[float], notes: Sequence[str]) -> str:
+    """Horizontal bars, first label on top, each with its note at the bar's end."""
+    if not labels:
+        return ""
+    longest = max(len(_cut(s)) for s in labels)
+    left, row_h, top_pad = min(160, 14 + int(6.6 * longest)), 22, 4
+    note_w = 8 + int(6.6 * max(len(n) for n in notes))  # room for the longest note after a full bar
+    span = max(WIDTH - left - note_w, 60)
+    top = max(values, default=0.0) or 1.0
+    height = top_pad + row_h * len(labels) + 4
+    parts = [f'<svg class="board-chart data-chart" width="100%" viewBox="0 0 {WIDTH} {height}" role="img" '
+             f'aria-label="{escape(title)}">']
+    for k, (label, value, note) in enumerate(zip(labels, values, notes)):
+        y = top_pad + row_h * k
+        w = max(span * value / top, 0.0)
+        parts.append(
+            f'<text font-size="12" fill="currentColor" x="{left - 6}" y="{y + 15}" text-anchor="end">'
+            f'<title>{escape(label)}</title>{escape(_cut(label))}</text>'
+            f'<rect class="databar" x="{left}" y="{y + 4}" width="{w:.1f}" height="{row_h - 8}"/>'
+            f'<text font-size="12" fill="currentColor" opacity="0.75" x="{left + w + 4:.1f}" y="{y + 15}">'
+            f'{escape(note)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def days_svg(days: Sequence[tuple[str, int]]) -> str:
+    """Votes per UTC day as columns (days without votes are gaps), first, middle and last date named."""
+    if not days:
+        return ""
+    import numpy as np
+
+    dates = np.array([d for d, _ in days], dtype="datetime64[D]").astype(np.int64)
+    counts = [c for _, c in days]
+    left, right, top_pad, bottom, height = 40, 10, 8, 30, 200
+    first, last = int(dates[0]), int(dates[-1])
+    n_days = last - first + 1
+    slot = (WIDTH - left - right) / n_days
+    high = max(counts)
+    ticks = [t for t in _ticks(0, high, 4) if t <= high]
+
+    def y(v: float) -> float:
+        return top_pad + (high - v) / high * (height - top_pad - bottom)
+
+    parts = [f'<svg class="board-chart data-chart" width="100%" viewBox="0 0 {WIDTH} {height}" role="img" '
+             'aria-label="votes per day">']
+    for t in ticks:
+        parts.append(f'<line class="grid" x1="{left}" x2="{WIDTH - right}" y1="{y(t):.1f}" y2="{y(t):.1f}"/>'
+                     f'<text font-size="12" fill="currentColor" opacity="0.75" x="{left - 4}" y="{y(t) + 4:.1f}" '
+                     f'text-anchor="end">{t:g}</text>')
+    for (label, count), day in zip(days, dates.tolist()):
+        x = left + (day - first) * slot
+        parts.append(f'<rect class="databar" x="{x + slot * 0.1:.2f}" y="{y(count):.1f}" width="{slot * 0.8:.2f}" '
+                     f'height="{y(0) - y(count):.1f}"><title>{label}: {count:,} votes</title></rect>')
+    marks = sorted({0, len(days) // 2, len(days) - 1})
+    for k in marks if len(days) > 2 else range(len(days)):
+        x = left + (int(dates[k]) - first + 0.5) * slot
+        anchor = "start" if k == 0 and len(days) > 1 else "end" if k == len(days) - 1 and len(days) > 1 else "middle"
+        parts.append(f'<text font-size="12" fill="currentColor" opacity="0.75" x="{x:.1f}" y="{height - 12}" '
+                     f'text-anchor="{anchor}">{days[k][0]}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _tally(tally: Tally, total: int, title: str) -> str:
+    items = [(k, v) for k, v in tally.counts.items()] + ([("(no label)", tally.missing)] if tally.missing else [])
+    return bars_svg(title, [k for k, _ in items], [v for _, v in items], [_share(v, total) for _, v in items])
+
+
+def _per_model(stats: DataStats, feature: str, title: str, digits: int) -> str:
+    rows = sorted(((m.model, getattr(m, feature)) for m in stats.models if getattr(m, feature) is not None),
+                  key=lambda r: -r[1].mean)
+    return bars_svg(title, [m for m, _ in rows], [s.mean for _, s in rows],
+                    [f"{s.mean:,.{digits}f}" for _, s in rows])
+
+
+def _failures(stats: DataStats) -> str:
+    f = stats.failures
+    top = ", ".join(f.top_models) if f.top_models else "none (too few ranked models)"
+    defs = (f'<ul class="data-defs"><li><strong>Both bad</strong>: the voter judged both answers poor.</li>'
+            f'<li><strong>Top-{f.top} model voted worse</strong>: a decisive vote between one of the '
+            f'leaderboard\'s top {f.top} models and a model outside them went to the model outside.</li></ul>')
+    rows = [("Both bad", _share(f.count(BOTH_BAD), stats.votes), "all usable votes"),
+            (f"Top-{f.top} model voted worse", _share(f.count(TOP_MODEL_LOST), f.top_vs_other) if f.top_models
+             else board_html.DASH, f"{f.top_vs_other:,} top-vs-other decisive votes")]
+    table = board_html.simple_table(("Case", "Votes", "Out of"), rows, numeric=(1,))
+    losses = f.losses_by_model()
+    per_model = "" if not f.top_models else board_html.simple_table(
+        ("Top model", "Voted worse"), [(m, f"{c:,}") for m, c in losses.items()], numeric=(1,))
+    return (f"<h4>Failure cases</h4><p>Top {f.top} models: {escape(top)}.</p>{defs}{table}{per_model}")
+
+
+def data_html(stats: DataStats) -> str:
+    """The whole section as one HTML string."""
+    def block(heading: str, body: str, empty: str) -> str:
+        return f"<h4>{escape(heading)}</h4>" + (body or f'<p class="board-legend">{escape(empty)}</p>')
+
+    outcomes = [OUTCOME_NAMES.get(k, k) for k in stats.outcomes]
+    counts = list(stats.outcomes.values())
+    skipped = "".join(f", {v:,} {escape(k)}" for k, v in stats.skipped.items() if v)
+    parts = [
+        f'<div class="data-section"><p>{stats.votes:,} usable votes of {stats.records:,} records'
+        f'{" (skipped" + skipped + ")" if skipped else ""}. Figures count usable votes.</p>',
+        block("Vote outcomes", bars_svg("vote outcomes", outcomes, counts,
+                                        [_share(c, stats.votes) for c in counts]), ""),
+        block("Question categories", _tally(stats.question_types, stats.votes, "question categories"), ""),
+        block("Disciplines", _tally(stats.subjects, stats.votes, "disciplines"), ""),
+        block("Average citations per answer", _per_model(stats, "citations", "average citations", 2),
+              "No answer carries a citation count."),
+        block("Average answer length (characters)", _per_model(stats, "length", "average answer length", 0),
+              "No answer carries a text or length."),
+        block("Votes per day (UTC)", days_svg(stats.days), "No vote carries a timestamp."),
+        _failures(stats),
+    ]
+    parts += [f'<p class="board-legend">{escape(n)}</p>' for n in stats.notes]
+    parts.append("</div>")
+    return "".join(parts)
