@@ -3,9 +3,10 @@
 The same figures as ``sciarena.analysis.plots`` (outcomes, question categories, disciplines,
 average citations and answer length per model, votes per day) and the failure-case counts,
 drawn as text like the board's own charts (``sciarena.leaderboard.plots``): string formatting
-takes milliseconds where a matplotlib figure took about a second here, and the vector scales to
-a phone's width with the page's font. Horizontal bars, so long labels need no rotation; a 360-unit
-viewBox with 12-unit text keeps labels near 11 px on a 390 px screen. Every label is escaped.
+takes milliseconds where a matplotlib figure took about a second here. The bar charts are HTML
+rows (label, bar, count) so their text is page text at the page's size on any screen; votes per
+day is an SVG whose 14-unit text stays above 8 pt when a phone scales it down. Every label is
+escaped.
 """
 
 from __future__ import annotations
@@ -18,9 +19,16 @@ from sciarena.analysis.stats import BOTH_BAD, TOP_MODEL_LOST, DataStats, Tally
 from sciarena.leaderboard.plots import WIDTH, _ticks
 from sciarena.ui import board_html
 
+FONT = 14  # viewBox units: the chart spans ~278 px of a 390 px phone, so 14 units ≈ 10.8 px ≈ 8 pt
 LABEL_CHARS = 22  # longer labels are cut (the full one is in the tooltip)
 CSS = """
 .data-chart .databar { fill: #1f6feb; }
+.data-bars { max-width: 640px; font-size: 0.85rem; }
+.data-row { display: grid; grid-template-columns: minmax(4.5em, 11em) minmax(3em, 1fr) auto; gap: 6px;
+            align-items: center; padding: 1px 0; }
+.data-label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; text-align: right; }
+.data-track i { display: block; height: 0.8em; background: #1f6feb; border-radius: 2px; min-width: 1px; }
+.data-note { font-variant-numeric: tabular-nums; color: var(--body-text-color-subdued); white-space: nowrap; }
 .data-section h4 { margin: 14px 0 2px; font-size: 0.95rem; }
 .data-section p { margin: 2px 0 6px; }
 .data-defs { font-size: 0.85rem; margin: 4px 0 8px 1.1em; padding: 0; }
@@ -35,29 +43,18 @@ def _cut(label: str) -> str:
     return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
 
 
-def bars_svg(title: str, labels: Sequence[str], values: Sequence[float], notes: Sequence[str]) -> str:
-    """Horizontal bars, first label on top, each with its note at the bar's end."""
+def bars_html(labels: Sequence[str], values: Sequence[float], notes: Sequence[str]) -> str:
+    """Horizontal bars, first label on top, each with its note after the bar. HTML, not SVG: the
+    labels are page text at the page's size, which a scaled-down SVG's are not on a phone."""
     if not labels:
         return ""
-    longest = max(len(_cut(s)) for s in labels)
-    left, row_h, top_pad = min(160, 14 + int(6.6 * longest)), 22, 4
-    note_w = 8 + int(6.6 * max(len(n) for n in notes))  # room for the longest note after a full bar
-    span = max(WIDTH - left - note_w, 60)
     top = max(values, default=0.0) or 1.0
-    height = top_pad + row_h * len(labels) + 4
-    parts = [f'<svg class="board-chart data-chart" width="100%" viewBox="0 0 {WIDTH} {height}" role="img" '
-             f'aria-label="{escape(title)}">']
-    for k, (label, value, note) in enumerate(zip(labels, values, notes)):
-        y = top_pad + row_h * k
-        w = max(span * value / top, 0.0)
-        parts.append(
-            f'<text font-size="12" fill="currentColor" x="{left - 6}" y="{y + 15}" text-anchor="end">'
-            f'<title>{escape(label)}</title>{escape(_cut(label))}</text>'
-            f'<rect class="databar" x="{left}" y="{y + 4}" width="{w:.1f}" height="{row_h - 8}"/>'
-            f'<text font-size="12" fill="currentColor" opacity="0.75" x="{left + w + 4:.1f}" y="{y + 15}">'
-            f'{escape(note)}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+    rows = "".join(
+        f'<div class="data-row"><span class="data-label" title="{escape(label)}">{escape(_cut(label))}</span>'
+        f'<span class="data-track"><i style="width:{100.0 * max(value, 0.0) / top:.1f}%"></i></span>'
+        f'<span class="data-note">{escape(note)}</span></div>'
+        for label, value, note in zip(labels, values, notes))
+    return f'<div class="data-bars">{rows}</div>'
 
 
 def days_svg(days: Sequence[tuple[str, int]]) -> str:
@@ -68,7 +65,7 @@ def days_svg(days: Sequence[tuple[str, int]]) -> str:
 
     dates = np.array([d for d, _ in days], dtype="datetime64[D]").astype(np.int64)
     counts = [c for _, c in days]
-    left, right, top_pad, bottom, height = 40, 10, 8, 30, 200
+    left, right, top_pad, bottom, height = 44, 10, 8, 30, 200
     first, last = int(dates[0]), int(dates[-1])
     n_days = last - first + 1
     slot = (WIDTH - left - right) / n_days
@@ -82,7 +79,7 @@ def days_svg(days: Sequence[tuple[str, int]]) -> str:
              'aria-label="votes per day">']
     for t in ticks:
         parts.append(f'<line class="grid" x1="{left}" x2="{WIDTH - right}" y1="{y(t):.1f}" y2="{y(t):.1f}"/>'
-                     f'<text font-size="12" fill="currentColor" opacity="0.75" x="{left - 4}" y="{y(t) + 4:.1f}" '
+                     f'<text font-size="{FONT}" fill="currentColor" opacity="0.75" x="{left - 4}" y="{y(t) + 4:.1f}" '
                      f'text-anchor="end">{t:g}</text>')
     for (label, count), day in zip(days, dates.tolist()):
         x = left + (day - first) * slot
@@ -92,21 +89,21 @@ def days_svg(days: Sequence[tuple[str, int]]) -> str:
     for k in marks if len(days) > 2 else range(len(days)):
         x = left + (int(dates[k]) - first + 0.5) * slot
         anchor = "start" if k == 0 and len(days) > 1 else "end" if k == len(days) - 1 and len(days) > 1 else "middle"
-        parts.append(f'<text font-size="12" fill="currentColor" opacity="0.75" x="{x:.1f}" y="{height - 12}" '
+        parts.append(f'<text font-size="{FONT}" fill="currentColor" opacity="0.75" x="{x:.1f}" y="{height - 12}" '
                      f'text-anchor="{anchor}">{days[k][0]}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
-def _tally(tally: Tally, total: int, title: str) -> str:
+def _tally(tally: Tally, total: int) -> str:
     items = [(k, v) for k, v in tally.counts.items()] + ([("(no label)", tally.missing)] if tally.missing else [])
-    return bars_svg(title, [k for k, _ in items], [v for _, v in items], [_share(v, total) for _, v in items])
+    return bars_html([k for k, _ in items], [v for _, v in items], [_share(v, total) for _, v in items])
 
 
-def _per_model(stats: DataStats, feature: str, title: str, digits: int) -> str:
+def _per_model(stats: DataStats, feature: str, digits: int) -> str:
     rows = sorted(((m.model, getattr(m, feature)) for m in stats.models if getattr(m, feature) is not None),
                   key=lambda r: -r[1].mean)
-    return bars_svg(title, [m for m, _ in rows], [s.mean for _, s in rows],
+    return bars_html([m for m, _ in rows], [s.mean for _, s in rows],
                     [f"{s.mean:,.{digits}f}" for _, s in rows])
 
 
@@ -137,13 +134,13 @@ def data_html(stats: DataStats) -> str:
     parts = [
         f'<div class="data-section"><p>{stats.votes:,} usable votes of {stats.records:,} records'
         f'{" (skipped" + skipped + ")" if skipped else ""}. Figures count usable votes.</p>',
-        block("Vote outcomes", bars_svg("vote outcomes", outcomes, counts,
+        block("Vote outcomes", bars_html(outcomes, counts,
                                         [_share(c, stats.votes) for c in counts]), ""),
-        block("Question categories", _tally(stats.question_types, stats.votes, "question categories"), ""),
-        block("Disciplines", _tally(stats.subjects, stats.votes, "disciplines"), ""),
-        block("Average citations per answer", _per_model(stats, "citations", "average citations", 2),
+        block("Question categories", _tally(stats.question_types, stats.votes), ""),
+        block("Disciplines", _tally(stats.subjects, stats.votes), ""),
+        block("Average citations per answer", _per_model(stats, "citations", 2),
               "No answer carries a citation count."),
-        block("Average answer length (characters)", _per_model(stats, "length", "average answer length", 0),
+        block("Average answer length (characters)", _per_model(stats, "length", 0),
               "No answer carries a text or length."),
         block("Votes per day (UTC)", days_svg(stats.days), "No vote carries a timestamp."),
         _failures(stats),
