@@ -141,7 +141,7 @@ def test_the_data_section_opens_with_its_figures_inside_the_viewport(browser, ar
         assert heading in text, heading
     assert "the voter judged both answers poor" in text
     charts = data.locator(".data-bars, svg")
-    assert charts.count() == 6  # five bar charts and votes per day
+    assert charts.count() == 7  # five bar charts, votes per day, the top models' losses
     for k in range(charts.count()):
         box = charts.nth(k).bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (k, box)

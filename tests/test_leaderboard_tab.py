@@ -142,7 +142,7 @@ def test_the_data_section_is_computed_when_opened_and_once_per_change_of_the_vot
     assert outcomes.count(">1 (25.0%)</span>") == 4  # one vote of each outcome
     assert ">ALPHA</span>" in html and ">BETA</span>" in html  # per-model bars
     assert "the voter judged both answers poor" in html and "went to the model outside" in html
-    assert "<td>Both bad</td><td class=\"num\">1 (25.0%)</td>" in html
+    assert "<strong>Both bad: 1 (25.0%)</strong>" in html
     assert "fewer than the top 3" in html  # two models with fewer than 100 battles: no top models
     assert tab.data() == html and tab.memo.computed == 3  # no new vote: a lookup
     assert tab.data_if_open(False) == gr.update() and tab.memo.computed == 3

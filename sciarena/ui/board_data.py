@@ -20,13 +20,14 @@ from sciarena.leaderboard.plots import WIDTH, _ticks
 from sciarena.ui import board_html
 
 FONT = 14  # viewBox units: the chart spans ~278 px of a 390 px phone, so 14 units ≈ 10.8 px ≈ 8 pt
-LABEL_CHARS = 22  # longer labels are cut (the full one is in the tooltip)
+LABEL_CHARS = 40  # longer labels are cut (the full one is in the tooltip)
 CSS = """
 .data-chart .databar { fill: #1f6feb; }
+.board-chart.data-chart { margin: 0; }  /* left, under its heading like the bars */
 .data-bars { max-width: 640px; font-size: 0.85rem; }
 .data-row { display: grid; grid-template-columns: minmax(4.5em, 11em) minmax(3em, 1fr) auto; gap: 6px;
             align-items: center; padding: 1px 0; }
-.data-label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; text-align: right; }
+.data-label { text-align: right; line-height: 1.15; overflow-wrap: anywhere; }  /* wraps: phones have no tooltips */
 .data-track i { display: block; height: 0.8em; background: #1f6feb; border-radius: 2px; min-width: 1px; }
 .data-note { font-variant-numeric: tabular-nums; color: var(--body-text-color-subdued); white-space: nowrap; }
 .data-section h4 { margin: 14px 0 2px; font-size: 0.95rem; }
@@ -108,19 +109,20 @@ def _per_model(stats: DataStats, feature: str, digits: int) -> str:
 
 
 def _failures(stats: DataStats) -> str:
+    """Each case's count with its definition in one sentence, then the top models' losses as bars."""
     f = stats.failures
     top = ", ".join(f.top_models) if f.top_models else "none (too few ranked models)"
-    defs = (f'<ul class="data-defs"><li><strong>Both bad</strong>: the voter judged both answers poor.</li>'
-            f'<li><strong>Top-{f.top} model voted worse</strong>: a decisive vote between one of the '
-            f'leaderboard\'s top {f.top} models and a model outside them went to the model outside.</li></ul>')
-    rows = [("Both bad", _share(f.count(BOTH_BAD), stats.votes), "all usable votes"),
-            (f"Top-{f.top} model voted worse", _share(f.count(TOP_MODEL_LOST), f.top_vs_other) if f.top_models
-             else board_html.DASH, f"{f.top_vs_other:,} top-vs-other decisive votes")]
-    table = board_html.simple_table(("Case", "Votes", "Out of"), rows, numeric=(1,))
+    lost = (f"{_share(f.count(TOP_MODEL_LOST), f.top_vs_other)} of {f.top_vs_other:,} such votes"
+            if f.top_models else board_html.DASH)
+    cases = (f'<ul class="data-defs"><li><strong>Both bad: {_share(f.count(BOTH_BAD), stats.votes)}</strong> '
+             f'of the usable votes; the voter judged both answers poor.</li>'
+             f'<li><strong>Top-{f.top} model voted worse: {lost}</strong>; a decisive vote between one of the '
+             f"leaderboard's top {f.top} models and a model outside them went to the model outside.</li></ul>")
     losses = f.losses_by_model()
-    per_model = "" if not f.top_models else board_html.simple_table(
-        ("Top model", "Voted worse"), [(m, f"{c:,}") for m, c in losses.items()], numeric=(1,))
-    return (f"<h4>Failure cases</h4><p>Top {f.top} models: {escape(top)}.</p>{defs}{table}{per_model}")
+    per_model = "" if not f.top_models else (
+        f"<p>Votes each top model lost to a model outside the top {f.top}:</p>"
+        + bars_html(list(losses), list(losses.values()), [f"{c:,}" for c in losses.values()]))
+    return f"<h4>Failure cases</h4><p>Top {f.top} models: {escape(top)}.</p>{cases}{per_model}"
 
 
 def data_html(stats: DataStats) -> str:

@@ -89,7 +89,7 @@ def build_layout(method: str) -> BoardView:
         elo_info = gr.HTML("", elem_id="board-elo-info", css_template=board_html.CSS, js_on_load=None)
     with gr.Accordion("Over time: rating history", open=False, elem_id="board-history"):
         history_plot = _chart("history-plot")
-    with gr.Accordion("Data: outcomes, questions, models, votes per day, failure cases", open=False,
+    with gr.Accordion("Data: votes, questions, models, failure cases", open=False,
                       elem_id="board-data") as data_section:
         data_plot = gr.HTML("", elem_id="data-plot", css_template=board_html.CSS + board_data.CSS, js_on_load=None)
     gr.Markdown(method)
