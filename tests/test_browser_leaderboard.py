@@ -160,7 +160,6 @@ def test_the_data_section_opens_with_its_figures_inside_the_viewport(browser, ar
             least = Math.min(least, parseFloat(getComputedStyle(e).fontSize)); }
         return least; }""")
     assert smallest >= 10.6, smallest
-    print(width, 'smallest text px', smallest)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
     data.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}-data.png"), full_page=True)
