@@ -134,7 +134,8 @@ def run(args: argparse.Namespace, work: Path) -> None:
     print(f"compute_leaderboard (BT + 100 bootstrap rounds): {t_compute * 1e3:.0f} ms; {len(board.rows)} models")
     print(f"page load (files + warm load + compute): {page * 1e3:.0f} ms")
 
-    tab_benchmark(source, files, table)
+    tab = tab_benchmark(source, files, table)
+    data_benchmark(files, tab)
 
     t_ref, records = timed(lambda: read_records(files))
     assert len(records) == args.votes
@@ -181,6 +182,45 @@ def tab_benchmark(source: VoteSource, files: list, table) -> None:
           f"{t_wait:.2f} s after the first load returned; without it (cold) the toggle takes {t_style_cold:.2f} s")
     print(f"16 concurrent loads, nothing changed: {t_16 * 1e3:.0f} ms in all; "
           f"computations run in the whole tab benchmark: {tab.memo.computed}")
+    return tab
+
+
+def data_benchmark(files: list, tab) -> None:
+    """The Data section: its reader (records vs the columnar reader with texts), the statistics, the
+    HTML, the section opened first and again, and, for reference, the analysis' matplotlib figures."""
+    import io
+
+    from sciarena.analysis.plots import FIGURES
+    from sciarena.analysis.stats import compute_stats
+    from sciarena.ui.board_data import data_html
+    from sciarena.ui.board_memo import fingerprint
+    from sciarena.votes.read import read_columns
+
+    t_records, records = timed(lambda: read_records(files))
+    t_columns, _ = timed(lambda: read_columns(files, copy=True, strict=False, texts=True), repeat=2)
+    ranked = tab._ranked(fingerprint(files), files)
+    t_stats, stats = timed(lambda: compute_stats(records, ranked=ranked))
+    t_html, html = timed(lambda: data_html(stats), repeat=3)
+    t_open, _ = timed(tab.data)
+    t_again, _ = timed(tab.data, repeat=5)
+
+    def pngs() -> int:
+        size = 0
+        for figure in FIGURES.values():
+            fig = figure(stats)
+            if fig is not None:
+                buf = io.BytesIO()
+                fig.savefig(buf, format="png", dpi=100)
+                size += buf.tell()
+        return size
+
+    t_png, png_bytes = timed(pngs)
+    print(f"Data section readers: read_records {t_records:.2f} s; columnar reader with texts (warm cache) "
+          f"{t_columns:.2f} s ({t_records / t_columns:.1f}x faster, but compute_stats takes records)")
+    print(f"Data section: compute_stats {t_stats:.2f} s, HTML {t_html * 1e3:.1f} ms ({len(html) / 1e3:.0f} kB); "
+          f"opened first time {t_open:.2f} s, again (memo) {t_again * 1e3:.2f} ms")
+    print(f"reference, the {len(FIGURES)} matplotlib figures as PNG: {t_png:.2f} s "
+          f"({t_png / t_html:.0f}x the HTML; {png_bytes / 1e3:.0f} kB)")
 
 
 if __name__ == "__main__":

@@ -120,3 +120,47 @@ def test_views_style_history_and_csv_in_the_page(browser, arena, width, height):
     assert rows[0]["Model"] == "GLM 4.5" and rows[0]["Licence"] == "MIT" and rows[0]["Open weights"] == "yes"
     assert rows[0]["Style-controlled rating"] and float(rows[0]["Rating"]) > 1000
     page.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
+def test_the_data_section_opens_with_its_figures_inside_the_viewport(browser, arena, width, height):  # noqa: F811
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(arena.url, wait_until="domcontentloaded")
+    page.get_by_role("tab", name="Leaderboard").click()
+    page.wait_for_function("() => (document.querySelector('#leaderboard-table')?.innerText || '').includes('GLM 4.5')",
+                           timeout=30_000)
+    data = page.locator("#data-plot")
+    assert not data.locator("svg").count()  # closed, and not computed with the board
+    page.locator("#board-data button").first.click()
+    data.locator("h4", has_text="Failure cases").wait_for(timeout=30_000)
+    text = data.inner_text()
+    assert "3,000 usable votes of 3,000 records" in text
+    for heading in ("Vote outcomes", "Question categories", "Disciplines", "Average citations per answer",
+                    "Average answer length", "Votes per day (UTC)", "Top-3 model voted worse"):
+        assert heading in text, heading
+    assert "the voter judged both answers poor" in text
+    charts = data.locator(".data-bars, svg")
+    assert charts.count() == 7  # five bar charts, votes per day, the top models' losses
+    for k in range(charts.count()):
+        box = charts.nth(k).bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (k, box)
+    for part in data.locator("table, .data-note").all():
+        box = part.bounding_box()
+        assert box and box["x"] + box["width"] <= width + 0.5, box
+    # no text in the section smaller than 8 pt (10.67 CSS px) once the SVGs are scaled to the page
+    smallest = page.evaluate("""() => {
+        const root = document.querySelector('#data-plot');
+        let least = Infinity;
+        for (const svg of root.querySelectorAll('svg')) {  // user units → CSS px
+            const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+            for (const t of svg.querySelectorAll('text'))
+                least = Math.min(least, scale * parseFloat(t.getAttribute('font-size'))); }
+        for (const e of root.querySelectorAll('p, li, td, th, .data-row span')) {
+            least = Math.min(least, parseFloat(getComputedStyle(e).fontSize)); }
+        return least; }""")
+    assert smallest >= 10.6, smallest
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    data.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}-data.png"), full_page=True)
+    page.close()

@@ -120,3 +120,39 @@ def test_the_style_view_is_fitted_in_the_background_after_a_plain_load(scripted,
     assert computed == 3  # table, plain board, style board
     styled = tab.refresh(view, "overall", True)
     assert tab.memo.computed == computed and "Computed from" in styled[view.summary]
+
+
+def test_the_data_section_is_computed_when_opened_and_once_per_change_of_the_votes(scripted, make_services):
+    scripted.add("alpha", "Alpha [1] cites [2].")
+    scripted.add("beta", "Beta [1].")
+    services = make_services()
+    vote(services, ("A", "B", "tie", "bad"))
+    tab, view = built(services, warm_style=False)
+    tab.refresh(view)
+    assert tab.memo.computed == 2  # the board's load does not compute the data statistics
+    html = tab.data()
+    assert tab.memo.computed == 3
+    assert "4 usable votes of 4 records" in html
+    for heading in ("Vote outcomes", "Question categories", "Disciplines", "Average citations per answer",
+                    "Average answer length", "Votes per day (UTC)", "Failure cases"):
+        assert f"<h4>{heading}" in html, heading
+    for outcome in ("A better", "B better", "Tie", "Both bad"):
+        assert f">{outcome}</span>" in html, outcome
+    outcomes = html[html.index("<h4>Vote outcomes"):html.index("<h4>Question categories")]
+    assert outcomes.count(">1 (25.0%)</span>") == 4  # one vote of each outcome
+    assert ">ALPHA</span>" in html and ">BETA</span>" in html  # per-model bars
+    assert "the voter judged both answers poor" in html and "went to the model outside" in html
+    assert "<strong>Both bad: 1 (25.0%)</strong>" in html
+    assert "fewer than the top 3" in html  # two models with fewer than 100 battles: no top models
+    assert tab.data() == html and tab.memo.computed == 3  # no new vote: a lookup
+    assert tab.data_if_open(False) == gr.update() and tab.memo.computed == 3
+    vote(services, ("bad",))
+    again = tab.data()
+    assert "5 usable votes of 5 records" in again and tab.memo.computed > 3
+
+
+def test_the_data_section_without_votes_says_so(scripted, make_services):
+    scripted.add("a", "A [1].")
+    scripted.add("b", "B [1].")
+    tab, view = built(make_services())
+    assert "No votes yet" in tab.data()

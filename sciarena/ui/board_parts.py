@@ -18,7 +18,7 @@ from sciarena.leaderboard.plots import (
     ratings_svg,
     win_rate_html,
 )
-from sciarena.ui import board_html
+from sciarena.ui import board_data, board_html
 
 RATING_CHOICES = [("Bootstrap mean", "bootstrap-mean"), ("Point estimate", "point")]
 HISTORY_TOP = 8
@@ -43,6 +43,8 @@ class BoardView:
     elo_info: gr.HTML
     history_plot: gr.HTML
     refresh: gr.Button
+    data_section: gr.Accordion  # closed; filled when opened (LeaderboardTab.data), never by refresh
+    data_plot: gr.HTML
 
     @property
     def outputs(self) -> list[Any]:
@@ -87,11 +89,14 @@ def build_layout(method: str) -> BoardView:
         elo_info = gr.HTML("", elem_id="board-elo-info", css_template=board_html.CSS, js_on_load=None)
     with gr.Accordion("Over time: rating history", open=False, elem_id="board-history"):
         history_plot = _chart("history-plot")
+    with gr.Accordion("Data: votes, questions, models, failure cases", open=False,
+                      elem_id="board-data") as data_section:
+        data_plot = gr.HTML("", elem_id="data-plot", css_template=board_html.CSS + board_data.CSS, js_on_load=None)
     gr.Markdown(method)
     return BoardView(summary=summary, view_select=view_select, style=style, rating=rating, all_columns=all_columns,
                      table=table, style_info=style_info, csv=csv, json=json, ratings_plot=ratings_plot,
                      win_plot=win_plot, battles_plot=battles_plot, elo_info=elo_info, history_plot=history_plot,
-                     refresh=refresh)
+                     refresh=refresh, data_section=data_section, data_plot=data_plot)
 
 
 def charts(board: Board) -> dict[str, str]:

@@ -15,11 +15,13 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import partial
+from html import escape
 from pathlib import Path
 from typing import Any, Callable
 
 import gradio as gr
 
+from sciarena.analysis.stats import DEFAULT_MIN_BATTLES, StatsInputError, compute_stats
 from sciarena.errors import LeaderboardInputError
 from sciarena.leaderboard import (
     PROVISIONAL_BATTLES,
@@ -38,7 +40,8 @@ from sciarena.leaderboard.board import (
     view_choices,
 )
 from sciarena.services import Services
-from sciarena.ui import board_html
+from sciarena.votes.load import read_records
+from sciarena.ui import board_data, board_html
 from sciarena.ui.board_memo import BoardMemo, fingerprint
 from sciarena.ui.board_parts import (
     RATING_CHOICES,
@@ -94,9 +97,18 @@ class LeaderboardTab:
             control.change(show, controls, view.outputs, api_visibility="private", show_progress="minimal")
         view.all_columns.change(partial(self.table_only, view), controls, [view.table], api_visibility="private",
                                 show_progress="hidden")
-        view.refresh.click(show, controls, view.outputs, api_visibility="private")
+        # The Data section is computed when opened (never on the board's first load); once open,
+        # Refresh and reopening the tab bring it up to date too (a memo lookup when no vote came).
+        data_open = gr.State(False)
+        view.data_section.expand(self.data, None, [view.data_plot], api_visibility="private") \
+            .then(lambda: True, None, [data_open], api_visibility="private", show_progress="hidden")
+        view.data_section.collapse(lambda: False, None, [data_open], api_visibility="private",
+                                   show_progress="hidden")
+        view.refresh.click(show, controls, view.outputs, api_visibility="private") \
+            .then(self.data_if_open, [data_open], [view.data_plot], api_visibility="private")
         if tab is not None:
-            tab.select(show, controls, view.outputs, api_visibility="private", show_progress="minimal")
+            tab.select(show, controls, view.outputs, api_visibility="private", show_progress="minimal") \
+                .then(self.data_if_open, [data_open], [view.data_plot], api_visibility="private")
         gr.api(self.api, api_name="leaderboard")
         return view
 
@@ -127,6 +139,36 @@ class LeaderboardTab:
             view.elo_info: shown.elo_info, view.history_plot: shown.charts["history"],
             view.csv: shown.csv_path, view.json: shown.json_path,
         }
+
+    def data(self) -> str:
+        """The Data section's HTML for the current votes: computed once per change of the votes."""
+        files = self.services.votes.files()
+        if not files:
+            return "<p><em>No votes yet.</em></p>"
+        fp = fingerprint(files)
+
+        def compute() -> str:
+            # records, not the columnar table: compute_stats counts answer lengths and citations
+            # from the records' texts the way the `stats` CLI does
+            records = read_records([Path(f) for f in files])
+            return board_data.data_html(compute_stats(records, ranked=self._ranked(fp, files)))
+
+        try:
+            return self.memo.get(fp, ("data",), compute)
+        except (LeaderboardInputError, StatsInputError) as err:
+            return f"<p><em>The data statistics cannot be computed yet: {escape(str(err))}</em></p>"
+
+    def data_if_open(self, is_open: bool) -> Any:
+        return self.data() if is_open else gr.update()
+
+    def _ranked(self, fp: Any, files: Any) -> list[str]:
+        """The overall board's models with at least DEFAULT_MIN_BATTLES battles, best rating first
+        (what the stats CLI ranks by), from the memo: the top models the failure cases name."""
+        table = self.memo.get(fp, ("table", False), lambda: load_votes(files, strict=False))
+        shown = self.memo.get(fp, ("shown", OVERALL, False, "bootstrap-mean"),
+                              lambda: self._shown(table, OVERALL, False, "bootstrap-mean"))
+        rows = [r for r in shown.rows if r["battles"] >= DEFAULT_MIN_BATTLES]
+        return [r["model"] for r in sorted(rows, key=lambda r: -r["rating"])]
 
     def table_only(self, view: BoardView, view_key: str, style: bool, rating: str,
                    all_columns: bool) -> dict[Any, Any]:
