@@ -133,14 +133,21 @@ def compute_stats(records: Sequence[Mapping[str, Any]], *, top: int = DEFAULT_TO
     ``min_battles``) is fitted on the same votes."""
     from sciarena.votes.parse import records_to_raw
 
-    if top < 1:
-        raise StatsInputError("the number of top models must be at least 1")
     if not records:
         raise StatsInputError("no vote records")
     try:
         raw = records_to_raw(list(records), texts=True)
     except SciArenaError as err:
         raise StatsInputError(str(err)) from None
+    return stats_from_columns(raw, top=top, min_battles=min_battles, bootstrap=bootstrap, seed=seed, ranked=ranked)
+
+
+def stats_from_columns(raw: RawColumns, *, top: int = DEFAULT_TOP, min_battles: int = DEFAULT_MIN_BATTLES,
+                       bootstrap: int = 100, seed: int = 0, ranked: Sequence[str] | None = None) -> DataStats:
+    """``compute_stats`` over columns the vote reader made (read with ``texts=True``, so lengths and
+    citation counts a record does not store are counted): the Leaderboard tab's fast path."""
+    if top < 1:
+        raise StatsInputError("the number of top models must be at least 1")
     usable = usable_votes(raw)
     keep = usable.keep
     n = int(keep.sum())

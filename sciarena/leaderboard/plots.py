@@ -24,7 +24,7 @@ PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 WIDTH = 360  # viewBox units: 13-unit text is about 11 px on a 390 px phone (the chart spans ~300 px)
 
 
-def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
+def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     span = max(hi - lo, 1e-9)
     step = 10 ** math.floor(math.log10(span / n))
     for mult in (1, 2, 5, 10):
@@ -53,7 +53,7 @@ def ratings_svg(lb: Leaderboard, *, top: int | None = None) -> str:
     parts = [f'<svg class="board-chart" width="100%" viewBox="0 0 {WIDTH} {height}" role="img" '
              f'aria-label="ratings with 95% intervals">']
     axis_y = top_pad + row_h * len(rows)
-    for t in _ticks(lo, hi):
+    for t in nice_ticks(lo, hi):
         parts.append(f'<line class="grid" x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top_pad}" y2="{axis_y}"/>'
                      f'<text class="tick" font-size="12" fill="currentColor" opacity="0.75" x="{x(t):.1f}" y="{axis_y + 14}" text-anchor="middle">{t:g}</text>')
     for k, r in enumerate(rows):
@@ -143,7 +143,7 @@ def history_svg(hist: History, models: Sequence[str]) -> str:
         return top_pad + (hi - v) / (hi - lo) * (height - top_pad - bottom)
 
     parts = [f'<svg class="board-chart" width="100%" viewBox="0 0 {WIDTH} {height}" role="img" aria-label="rating history">']
-    for tick in _ticks(lo, hi, 4):
+    for tick in nice_ticks(lo, hi, 4):
         parts.append(f'<line class="grid" x1="{left}" x2="{WIDTH - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}"/>'
                      f'<text class="tick" font-size="12" fill="currentColor" opacity="0.75" x="{left - 4}" y="{y(tick) + 4:.1f}" text-anchor="end">{tick:g}</text>')
     for k in sorted({0, len(t) // 2, len(t) - 1}):

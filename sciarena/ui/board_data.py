@@ -16,7 +16,7 @@ from typing import Sequence
 
 from sciarena.analysis.plots import OUTCOME_NAMES
 from sciarena.analysis.stats import BOTH_BAD, TOP_MODEL_LOST, DataStats, Tally
-from sciarena.leaderboard.plots import WIDTH, _ticks
+from sciarena.leaderboard.plots import WIDTH, nice_ticks
 from sciarena.ui import board_html
 
 FONT = 14  # viewBox units: the chart spans ~278 px of a 390 px phone, so 14 units ≈ 10.8 px ≈ 8 pt
@@ -71,7 +71,7 @@ def days_svg(days: Sequence[tuple[str, int]]) -> str:
     n_days = last - first + 1
     slot = (WIDTH - left - right) / n_days
     high = max(counts)
-    ticks = [t for t in _ticks(0, high, 4) if t <= high]
+    ticks = [t for t in nice_ticks(0, high, 4) if t <= high]
 
     def y(v: float) -> float:
         return top_pad + (high - v) / high * (height - top_pad - bottom)
