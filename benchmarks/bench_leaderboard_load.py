@@ -216,7 +216,7 @@ def data_benchmark(files: list, tab) -> None:
 
     t_png, png_bytes = timed(pngs)
     print(f"Data section readers: read_records {t_records:.2f} s; columnar reader with texts (warm cache) "
-          f"{t_columns:.2f} s ({t_records / t_columns:.1f}x faster, but compute_stats takes records)")
+          f"{t_columns:.2f} s ({t_records / t_columns:.1f}x faster; the tab uses it, through stats_from_columns)")
     print(f"Data section: compute_stats {t_stats:.2f} s, HTML {t_html * 1e3:.1f} ms ({len(html) / 1e3:.0f} kB); "
           f"opened first time {t_open:.2f} s, again (memo) {t_again * 1e3:.2f} ms")
     print(f"reference, the {len(FIGURES)} matplotlib figures as PNG: {t_png:.2f} s "
