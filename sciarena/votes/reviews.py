@@ -14,16 +14,12 @@ The Hub copy: a second ``HubSync`` over this folder pushes it to ``reviews/`` in
 
 from __future__ import annotations
 
-import json
-import os
-import threading
-import uuid
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from sciarena.errors import VoteStoreError
-from sciarena.text import scrub_value
+from sciarena.votes.store import ShardStore
 
 if TYPE_CHECKING:
     from sciarena.config import Settings
@@ -51,55 +47,22 @@ REVIEW_FIELDS: tuple[str, ...] = (
 )
 
 
-class LocalReviewStore:
-    """Appends review records as JSON lines; thread-safe; refuses a record with a missing field."""
+class LocalReviewStore(ShardStore):
+    """The review shards: like the vote store's, beside it, and every review needs its timestamp."""
 
     def __init__(self, data_dir: Path, external_lock: AbstractContextManager[Any] | None = None) -> None:
-        self.root = self.folder_for(data_dir)
-        self._process_tag = uuid.uuid4().hex
-        self._lock = threading.Lock()
-        self._external_lock = external_lock or nullcontext()  # the review HubSync's lock, when syncing
+        # external_lock: the review HubSync's lock, when syncing
+        super().__init__(self.folder_for(data_dir), "reviews", REVIEW_FIELDS, "review", external_lock)
 
     @staticmethod
     def folder_for(data_dir: Path) -> Path:
         return Path(data_dir) / REVIEWS_SUBDIR
 
-    def path_for(self, day: str) -> Path:
-        return self.root / day / f"reviews-{self._process_tag}.jsonl"
-
-    def append(self, record: dict[str, Any]) -> Path:
-        """Write one record durably (one whole line or nothing); VoteStoreError when it cannot be saved."""
-        missing = [f for f in REVIEW_FIELDS if f not in record]
-        if missing:
-            raise VoteStoreError(f"review record is missing fields: {', '.join(missing)}")
+    def _day(self, record: dict[str, Any]) -> str:
         timestamp = record["timestamp"]
         if not (isinstance(timestamp, str) and len(timestamp) >= 10):
             raise VoteStoreError("review record has no timestamp")
-        line = json.dumps(scrub_value(record), ensure_ascii=False, allow_nan=False) + "\n"
-        path = self.path_for(timestamp[:10])
-        with self._lock:
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                with self._external_lock, open(path, "a", encoding="utf-8") as handle:
-                    handle.write(line)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-            except OSError as err:
-                raise VoteStoreError("Your review could not be saved; please try again.") from err
-        return path
-
-    def files(self) -> list[Path]:
-        if not self.root.exists():
-            return []
-        return sorted(self.root.glob(REVIEW_GLOB))
-
-    def records(self) -> Iterator[dict[str, Any]]:
-        """Every stored review, any process; a last line cut short by a crash is skipped."""
-        for path in self.files():
-            with open(path, encoding="utf-8") as handle:
-                for line in handle:
-                    if line.endswith("\n") and line.strip():
-                        yield json.loads(line)
+        return timestamp[:10]
 
 
 def open_review_sync(settings: "Settings", *, endpoint: str | None = None) -> "HubSync | None":
