@@ -97,21 +97,11 @@ def resolve_judge(name: str, settings: "Settings") -> ResolvedJudge:
     name = name.strip()
     if name == LEXICAL_NAME:
         return ResolvedJudge(LexicalJudge())
-    from sciarena.labelling.resolve import provider_complete
-    from sciarena.providers.catalogue import CatalogueError
-    from sciarena.providers.registry import open_models
+    from sciarena.labelling.resolve import provider_complete, usable_model
 
-    try:
-        spec, provider = open_models(settings).pick(name, "--judge")
-    except CatalogueError:
-        raise AttributionInputError(f"unknown judge {name!r}: use {LEXICAL_NAME} (word overlap) or a model's "
-                                    "display name from the catalogue; add models with a SCIARENA_MODELS file") from None
-    if spec.offline:
-        raise AttributionInputError(f"{spec.name!r} is an offline answer generator, not a judge; "
-                                    f"use {LEXICAL_NAME} for the word-overlap baseline")
-    reason = provider.unavailable_reason(spec)
-    if reason:
-        raise AttributionInputError(f"judge {spec.name!r} cannot run: {reason}")
+    spec, provider = usable_model(name, settings, option="--judge", role="judge", job="judge",
+                                  offline=(LEXICAL_NAME, "word overlap", "the word-overlap baseline"),
+                                  error=AttributionInputError)
     return ResolvedJudge(ModelJudge(complete=provider_complete(provider, spec), name=spec.name), spec)
 
 

@@ -30,6 +30,30 @@ def provider_complete(provider: Provider, spec: ModelSpec) -> Complete:
     return lambda messages: complete(provider, spec, messages).text
 
 
+def usable_model(name: str, settings: "Settings", *, option: str, role: str, job: str,
+                 offline: tuple[str, str, str], error: type[SciArenaError]) -> tuple[ModelSpec, Provider]:
+    """The catalogue model ``name`` and its provider, able to run now, for a labelling command.
+
+    ``error`` (in the command's words: its ``option``, the ``role`` and ``job`` of the model, and
+    ``offline`` = (the offline choice's name, short and long description)) for an unknown name,
+    an offline answer generator (it writes answers, it cannot label) or a missing key."""
+    from sciarena.providers.catalogue import CatalogueError
+    from sciarena.providers.registry import open_models
+
+    offline_name, short, long = offline
+    try:
+        spec, provider = open_models(settings).pick(name, option)
+    except CatalogueError:
+        raise error(f"unknown {role} {name!r}: use {offline_name} ({short}) or a model's display name from the "
+                    "catalogue; add models with a SCIARENA_MODELS file") from None
+    if spec.offline:
+        raise error(f"{spec.name!r} is an offline answer generator, not a {job}; use {offline_name} for {long}")
+    reason = provider.unavailable_reason(spec)
+    if reason:
+        raise error(f"{role} {spec.name!r} cannot run: {reason}")
+    return spec, provider
+
+
 @dataclass(frozen=True)
 class Resolved:
     labeller: Labeller
@@ -47,18 +71,7 @@ def resolve_labeller(name: str, task: Task, settings: "Settings | None" = None) 
         return Resolved(rule_labeller(task))
     if settings is None:
         raise LabellingInputError(f"model {name!r} needs settings (keys, catalogue)")
-    from sciarena.providers.catalogue import CatalogueError
-    from sciarena.providers.registry import open_models
-
-    try:
-        spec, provider = open_models(settings).pick(name, "--model")
-    except CatalogueError:
-        raise LabellingInputError(f"unknown model {name!r}: use {OFFLINE_NAME} (keyword rules) or a model's "
-                                  "display name from the catalogue; add models with a SCIARENA_MODELS file") from None
-    if spec.offline:
-        raise LabellingInputError(f"{spec.name!r} is an offline answer generator, not a labeller; "
-                                  f"use {OFFLINE_NAME} for the keyword rules")
-    reason = provider.unavailable_reason(spec)
-    if reason:
-        raise LabellingInputError(f"model {spec.name!r} cannot run: {reason}")
+    spec, provider = usable_model(name, settings, option="--model", role="model", job="labeller",
+                                  offline=(OFFLINE_NAME, "keyword rules", "the keyword rules"),
+                                  error=LabellingInputError)
     return Resolved(LLMLabeller(task=task, complete=provider_complete(provider, spec), name=spec.name), spec)
