@@ -32,3 +32,14 @@ def positive_number(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError("must be positive")
     return value
+
+
+def add_model_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options every batch of model calls over stored votes shares (``label categories``,
+    ``label disciplines``, ``label attribution``)."""
+    parser.add_argument("--concurrency", type=whole_number(1), default=4, help="calls in flight (default 4)")
+    parser.add_argument("--limit", type=whole_number(1), default=None, metavar="N", help="only the first N votes")
+    parser.add_argument("--timeout", type=positive_number, default=None, metavar="SECONDS",
+                        help="per call, retries included (default: SCIARENA_GENERATION_TIMEOUT, 120)")
+    parser.add_argument("--dry-run", action="store_true", help="print the calls and the cost, call nothing")
+    parser.add_argument("--cache-dir", default=None, help="where Hub files are downloaded")

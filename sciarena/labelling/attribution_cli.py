@@ -67,7 +67,7 @@ class AttributionInputError(SciArenaError):
 
 
 def add_arguments(sub: argparse.ArgumentParser) -> None:
-    from sciarena.argtypes import positive_number, whole_number
+    from sciarena.argtypes import add_model_run_options
 
     sub.add_argument("--votes", required=True, metavar="PATH_OR_REPO",
                      help="a votes file or folder (our JSON lines, the released JSON array, Parquet) "
@@ -78,12 +78,7 @@ def add_arguments(sub: argparse.ArgumentParser) -> None:
                      help="the votes with per-side attribution counts (JSON lines), rewritten whole each run")
     sub.add_argument("--log", default=None, metavar="FILE",
                      help="per-pair verdicts, appended to; a rerun skips pairs already judged (default FILE.verdicts)")
-    sub.add_argument("--concurrency", type=whole_number(1), default=4, help="calls in flight (default 4)")
-    sub.add_argument("--limit", type=whole_number(1), default=None, metavar="N", help="only the first N votes")
-    sub.add_argument("--timeout", type=positive_number, default=None, metavar="SECONDS",
-                     help="per call, retries included (default: SCIARENA_GENERATION_TIMEOUT, 120)")
-    sub.add_argument("--dry-run", action="store_true", help="print the calls and the cost, call nothing")
-    sub.add_argument("--cache-dir", default=None, help="where Hub files are downloaded")
+    add_model_run_options(sub)
 
 
 @dataclass(frozen=True)

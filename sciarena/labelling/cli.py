@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sciarena.argtypes import positive_number, whole_number
+from sciarena.argtypes import add_model_run_options
 from sciarena.errors import SciArenaError
 from sciarena.labelling.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Task
 
@@ -60,12 +60,7 @@ def add_subcommands(commands: argparse._SubParsersAction) -> None:
                          help=f"a catalogue model's display name, or {OFFLINE_NAME} (keyword rules, no calls)")
         sub.add_argument("--out", required=True, metavar="FILE",
                          help="labels file (JSON lines), appended to; a rerun skips votes already labelled")
-        sub.add_argument("--concurrency", type=whole_number(1), default=4, help="calls in flight (default 4)")
-        sub.add_argument("--limit", type=whole_number(1), default=None, metavar="N", help="only the first N votes")
-        sub.add_argument("--timeout", type=positive_number, default=None, metavar="SECONDS",
-                         help="per call, retries included (default: SCIARENA_GENERATION_TIMEOUT, 120)")
-        sub.add_argument("--dry-run", action="store_true", help="print the calls and the cost, call nothing")
-        sub.add_argument("--cache-dir", default=None, help="where Hub files are downloaded")
+        add_model_run_options(sub)
         sub.set_defaults(run=run, task=task)
     from sciarena.labelling import attribution_cli
 
