@@ -12,12 +12,13 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterator, Literal, Mapping, Union
 
 from sciarena.errors import Cancelled, ProviderError, ProviderTimeout, SciArenaError
 from sciarena.pairing import cost_usd
-from sciarena.types import Answer, Battle, GenerationRequest, ModelSpec, Provider, SideResult, Usage
+from sciarena.types import (Answer, Battle, GenerationRequest, ModelSpec, PipelineReport, Provider, Reference,
+                            SideResult, Usage)
 
 if TYPE_CHECKING:
     from sciarena.postprocess_llm import LLMPostprocessor
@@ -41,9 +42,26 @@ class UsageReport:
 
 
 @dataclass(frozen=True)
+class StepStarted:
+    """A multi-step contestant's next step: its status line, and whether its text starts over."""
+
+    side: Side
+    status: str
+    restart: bool
+
+
+@dataclass(frozen=True)
+class ReferencesAdded:
+    side: Side
+    references: tuple[Reference, ...]  # numbered after the battle's and any added before
+
+
+@dataclass(frozen=True)
 class SideAnswered:
     side: Side
     answer: Answer  # cleaned; raw_text holds what the model streamed
+    extra_references: tuple[Reference, ...] = ()
+    report: PipelineReport | None = None
 
 
 @dataclass(frozen=True)
@@ -52,7 +70,7 @@ class SideFailed:
     error: SciArenaError
 
 
-SideEvent = Union[TextChunk, UsageReport, SideAnswered, SideFailed]
+SideEvent = Union[TextChunk, UsageReport, StepStarted, ReferencesAdded, SideAnswered, SideFailed]
 
 
 @dataclass(frozen=True)
@@ -62,6 +80,14 @@ class Progress:
     text_a: str
     text_b: str
     battle: Battle  # side_a / side_b are set as soon as that side has ended
+    # A multi-step side's current step ("" for a plain model, and once the side has ended), and the
+    # references it has added so far (so its new citations link while it writes).
+    status: Mapping[str, str] = field(default_factory=dict)
+    extra_references: Mapping[str, tuple[Reference, ...]] = field(default_factory=dict)
+
+    def references(self, side: Side) -> tuple[Reference, ...]:
+        """What ``side`` may cite right now: the battle's references and any it added."""
+        return self.battle.retrieval.references + tuple(self.extra_references.get(side, ()))
 
     @property
     def finished(self) -> bool:
@@ -119,7 +145,7 @@ class BattleRunner:
                 if remaining > self._tick_s:
                     # Nothing new, but yield anyway: a caller can only stop this generator between
                     # snapshots (New battle cancels it), so it must not sit waiting on a silent model.
-                    yield Progress(safe["a"], safe["b"], sides.battle())
+                    yield sides.progress(safe)
                     continue
                 timeout = ProviderTimeout(f"This model did not finish within {self._timeout_s:.0f} seconds.",
                                           timeout_s=self._timeout_s)
@@ -139,8 +165,14 @@ class BattleRunner:
                     sides.show(event.side, filters[event.side].feed(event.text), now)
                 elif isinstance(event, UsageReport):
                     sides.used(event.side, event.usage)
+                elif isinstance(event, StepStarted):
+                    if event.restart:  # what the filter held back belonged to the text now replaced
+                        filters[event.side] = ReasoningFilter()
+                    sides.step(event.side, event.status, event.restart)
+                elif isinstance(event, ReferencesAdded):
+                    sides.add_references(event.side, event.references)
                 elif isinstance(event, SideAnswered):
-                    sides.answer(event.side, event.answer, now)
+                    sides.answer(event.side, event, now)
                 else:  # a failed side keeps what it streamed, including text the filter held back
                     sides.show(event.side, filters[event.side].finish(), now)
                     sides.fail(event.side, event.error, now)
@@ -153,7 +185,7 @@ class BattleRunner:
                 # unfinished word until the next chunk completes it.
                 text = sides.shown[side] if side in sides.results else _complete_words(sides.shown[side])
                 safe[side] = redact_identity(text, exempt, partial=side not in sides.results)[0]
-            yield Progress(safe["a"], safe["b"], sides.battle())
+            yield sides.progress(safe)
 
         final = sides.battle()
         # A finished answer was redacted by clean_answer; a failed side shows what it streamed.
@@ -172,6 +204,8 @@ class BattleRunner:
             if provider is None:
                 raise ProviderError(f"No provider named {spec.provider!r} is configured.")
             parts: list[str] = []
+            extra: list[Reference] = []  # references a multi-step contestant retrieved itself
+            report: PipelineReport | None = None
             stream = provider.stream(spec, request, cancel=stop)
             for delta in stream:
                 if stop.is_set():  # the battle was abandoned or timed out
@@ -179,15 +213,24 @@ class BattleRunner:
                     if close is not None:
                         close()
                     return
+                if delta.restart:
+                    parts.clear()
+                if delta.status or delta.restart:
+                    events.put(StepStarted(side, delta.status, delta.restart))
+                if delta.references:
+                    extra.extend(delta.references)
+                    events.put(ReferencesAdded(side, delta.references))
                 if delta.text:
                     parts.append(delta.text)
                     events.put(TextChunk(side, delta.text))
                 if delta.usage is not None:
                     events.put(UsageReport(side, delta.usage))
+                report = delta.report or report
             raw = "".join(parts)
-            edited = self._editor.rewrite(request.question, request.references, raw) if self._editor else None
-            answer = clean_answer(edited or raw, request.references, request.question)
-            events.put(SideAnswered(side, replace(answer, raw_text=raw)))
+            references = request.references + tuple(extra)
+            edited = self._editor.rewrite(request.question, references, raw) if self._editor else None
+            answer = clean_answer(edited or raw, references, request.question)
+            events.put(SideAnswered(side, replace(answer, raw_text=raw), tuple(extra), report))
         except Cancelled:
             return  # the battle was abandoned: nobody is waiting for this side
         except SciArenaError as err:
@@ -211,6 +254,8 @@ class _Sides:
         self.results: dict[str, SideResult] = {}
         self._first_token: dict[str, float | None] = {"a": None, "b": None}
         self._usage = {"a": Usage(), "b": Usage()}
+        self._status = {"a": "", "b": ""}
+        self._extra: dict[str, tuple[Reference, ...]] = {"a": (), "b": ()}
 
     @property
     def all_ended(self) -> bool:
@@ -225,16 +270,34 @@ class _Sides:
 
     def used(self, side: Side, usage: Usage) -> None:
         if side not in self.results:
-            self._usage[side] = usage
+            self._usage[side] = usage  # a multi-step contestant reports its running total
 
-    def answer(self, side: Side, answer: Answer, now: float) -> None:
+    def step(self, side: Side, status: str, restart: bool) -> None:
+        if side in self.results:
+            return
+        if status:
+            self._status[side] = status
+        if restart:
+            self.shown[side] = ""
+
+    def add_references(self, side: Side, references: tuple[Reference, ...]) -> None:
+        if side not in self.results:
+            self._extra[side] += references
+
+    def answer(self, side: Side, event: SideAnswered, now: float) -> None:
         if side in self.results:
             return
         spec = self.specs[side]
-        self.results[side] = SideResult(model=spec, answer=answer, first_token_s=self._first_token[side],
+        self.results[side] = SideResult(model=spec, answer=event.answer, first_token_s=self._first_token[side],
                                         total_s=now - self._start, usage=self._usage[side],
-                                        cost_usd=cost_usd(spec, self._usage[side]))
-        self.shown[side] = answer.text
+                                        cost_usd=cost_usd(spec, self._usage[side]),
+                                        extra_references=event.extra_references, report=event.report)
+        self.shown[side] = event.answer.text
+
+    def progress(self, safe: Mapping[str, str]) -> Progress:
+        """A snapshot: the shown (redacted) texts, and each running side's step and added references."""
+        running = {side: self._status[side] for side in SIDES if side not in self.results and self._status[side]}
+        return Progress(safe["a"], safe["b"], self.battle(), status=running, extra_references=dict(self._extra))
 
     def fail(self, side: Side, error: SciArenaError, now: float) -> None:
         if side not in self.results:

@@ -79,6 +79,7 @@ def open_editor(settings: Settings, models: "Models") -> "LLMPostprocessor | Non
 def build_services(settings: Settings) -> Services:
     """Everything the app needs, built once."""
     from sciarena.labelling.arena import open_arena_labeller
+    from sciarena.pipelines.provider import PipelineProvider
     from sciarena.providers.catalogue import load_catalogue
     from sciarena.providers.registry import Models, battle_pool, build_providers
     from sciarena.retrieval.choose import open_retriever
@@ -91,8 +92,12 @@ def build_services(settings: Settings) -> Services:
     providers = build_providers(settings, catalogue)
     models = Models(catalogue, providers)  # one provider set for contestants and helper models alike
     retriever = open_retriever(settings, models)
+    # Pipeline contestants call their base models' providers and the arena's retriever, so theirs comes last.
+    providers = {**providers, "pipeline": PipelineProvider(providers, retriever,
+                                                           battle_timeout_s=settings.generation_timeout_s)}
+    models = Models(catalogue, providers)
     pool = battle_pool(catalogue, providers)
-    for key in sorted({spec.provider for spec in pool.active}):
+    for key in sorted({(spec.base or spec).provider for spec in pool.active}):
         warm_up = getattr(providers[key], "warm_up", None)  # optional hook of the Provider contract
         if warm_up is not None:
             warm_up()

@@ -150,6 +150,23 @@ class ModelSpec:
     offline: bool = False  # a local algorithm, not a language model: labelled as such
     release: str | None = None  # "YYYY-MM" (or YYYY-MM-DD) when the catalogue knows it
     licence: str | None = None  # e.g. "Apache-2.0", "Proprietary"; None when not known for certain
+    # A multi-step contestant (provider "pipeline"): the pipeline's name ("openscholar") and the
+    # catalogue model every step calls. Prices, organisation and openness are the base model's.
+    pipeline: str = ""
+    base: "ModelSpec | None" = None
+
+
+@dataclass(frozen=True)
+class Revision:
+    """What a pipeline step asks of its base model besides an answer (pipelines/openscholar.py).
+
+    A language model reads the step from the request's messages; an offline baseline, which reads
+    no prompt, acts on this record instead, so the same pipeline runs over both."""
+
+    kind: Literal["feedback", "refine"]
+    answer: str  # the current answer, with its [n] citations
+    feedback: str = ""  # refine: the feedback item to incorporate
+    search: str = ""  # refine: the query that fetched the references added for it ("" = none)
 
 
 @dataclass(frozen=True)
@@ -159,6 +176,7 @@ class GenerationRequest:
     question: str
     references: tuple[Reference, ...]
     messages: tuple[Mapping[str, str], ...] = ()  # chat messages built by prompting.py
+    revision: Revision | None = None  # set only on a pipeline's feedback and refinement calls
 
 
 @dataclass(frozen=True)
@@ -168,12 +186,45 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class PipelineReport:
+    """What a multi-step contestant did for one answer; recorded with the vote (``pipeline_a/b``)."""
+
+    pipeline: str  # e.g. "openscholar"
+    base: str  # the display name of the model every step called
+    steps: tuple[str, ...]  # the steps run, in order: "draft", "feedback", "retrieve", "refine", "verify"
+    calls: int  # model calls made (their tokens and cost are the side's)
+    feedback_items: int = 0  # items the feedback step returned (at most three are used)
+    extra_passages: int = 0  # passages of the references the pipeline added
+    extra_context_ids: tuple[str, ...] = ()
+    revisions_kept: int = 0
+    revisions_rejected: int = 0  # revisions refused as over-edited (much shorter, or citations lost)
+    statements_checked: int = 0  # citation-worthy statements the verification step examined
+    citations_added: int = 0  # citations the verification step attached from the given passages
+    unsupported: int = 0  # statements it found no supporting passage for (left without a new citation)
+    stopped: str = ""  # why the loop ended early: "deadline", "call budget", "feedback unparseable", ...
+
+    def to_dict(self) -> dict[str, object]:
+        from dataclasses import asdict
+
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
 class Delta:
-    """One piece of a streamed answer. ``reasoning`` is never shown to voters."""
+    """One piece of a streamed answer. ``reasoning`` is never shown to voters.
+
+    A multi-step contestant also says which step runs (``status``), starts its shown text over
+    (``restart``: the next text replaces what was streamed, e.g. a revision replacing the draft),
+    numbers the references it retrieved itself (``references``, appended to the battle's) and
+    reports what it did at the end (``report``). A plain model sends none of these."""
 
     text: str = ""
     reasoning: str = ""
     usage: Usage | None = None
+    status: str = ""
+    restart: bool = False
+    references: tuple[Reference, ...] = ()
+    report: PipelineReport | None = None
 
 
 class Provider(Protocol):
@@ -217,10 +268,17 @@ class SideResult:
     total_s: float | None = None
     usage: Usage = field(default_factory=Usage)
     cost_usd: float | None = None
+    # References this side retrieved itself (a pipeline's extra retrieval), numbered after the battle's.
+    extra_references: tuple[Reference, ...] = ()
+    report: PipelineReport | None = None  # a multi-step contestant's account of its steps
 
     @property
     def ok(self) -> bool:
         return self.answer is not None and self.error is None
+
+    def references(self, retrieval: Retrieval) -> tuple[Reference, ...]:
+        """Every reference this side could cite: the battle's, then its own."""
+        return retrieval.references + self.extra_references
 
 
 @dataclass(frozen=True)

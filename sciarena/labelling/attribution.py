@@ -246,21 +246,30 @@ class LexicalJudge:
     def _stem(self) -> Any:
         return _stemmer()
 
-    def overlap(self, claim: str, passage: str) -> float:
+    def stems(self, text: str) -> frozenset[str]:
+        """The content stems the overlap compares (numbers left out); computed once per text by callers
+        that compare one passage with many claims."""
         from sciarena.retrieval.rerank import tokenize
 
-        wanted = {w for w in tokenize(claim, self._stem) if not w.isdigit()}
+        return frozenset(w for w in tokenize(text, self._stem) if not w.isdigit())
+
+    def overlap(self, claim: str, passage: str | frozenset[str]) -> float:
+        """Share of the claim's content stems found in the passage (its text, or its ``stems``)."""
+        wanted = self.stems(claim)
         if not wanted:
             return 0.0
-        return len(wanted & set(tokenize(passage, self._stem))) / len(wanted)
+        found = passage if isinstance(passage, frozenset) else self.stems(passage)
+        return len(wanted & found) / len(wanted)
+
+    def conflict(self, claim: str, passage: str) -> bool:
+        """Whether the polarity cues of the two disagree (negation, or opposite direction words)."""
+        (neg_c, dir_c) = _polarity(_WORD.findall(claim.casefold()))
+        (neg_p, dir_p) = _polarity(_WORD.findall(passage.casefold()))
+        return neg_c != neg_p or (dir_c * dir_p < 0)
 
     def scores(self, pair: Pair) -> tuple[float, bool]:
         """(overlap, whether the polarity cues conflict)."""
-        claim_words = _WORD.findall(pair.claim.casefold())
-        passage_words = _WORD.findall(pair.passage.casefold())
-        (neg_c, dir_c), (neg_p, dir_p) = _polarity(claim_words), _polarity(passage_words)
-        conflict = neg_c != neg_p or (dir_c * dir_p < 0)
-        return self.overlap(pair.claim, pair.passage), conflict
+        return self.overlap(pair.claim, pair.passage), self.conflict(pair.claim, pair.passage)
 
     def decide(self, overlap: float, conflict: bool) -> str:
         if overlap < self.threshold:

@@ -8,6 +8,11 @@ model), endpoints by key. A local vLLM / Ollama / llama.cpp server is thus one
 endpoint plus one model entry, and no code. So is another vendor: an endpoint
 names its ``client`` (``openai`` by default, or ``together``).
 
+A *pipeline* contestant wraps another catalogue model: ``{"pipeline": "openscholar", "base": "GPT-4.1"}``
+(name optional, default "OpenScholar-style (GPT-4.1)") runs the OpenScholar-style loop
+(pipelines/openscholar.py) with every step calling the base model; it needs no provider or model id of
+its own, and takes the base's prices, organisation and openness (an offline base makes it offline).
+
 A model with ``"battles": false`` is a helper, never drawn into a battle: the
 moderation model, or a model kept only for rewriting queries or judging. Every
 model, contestant or helper, is called by name (``Catalogue.find``).
@@ -24,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +39,10 @@ from sciarena.providers.clients import CLIENT_KINDS
 from sciarena.types import ModelSpec
 
 # Provider keys that exist without an endpoint entry.
-BUILTIN_PROVIDERS: tuple[str, ...] = ("offline", "gguf")
+BUILTIN_PROVIDERS: tuple[str, ...] = ("offline", "gguf", "pipeline")
+PIPELINES: Mapping[str, str] = {"openscholar": "OpenScholar-style"}  # pipeline → its display prefix
+# A pipeline entry's params and their smallest allowed values (pipelines/openscholar.py reads them).
+PIPELINE_PARAMS: Mapping[str, float] = {"max_calls": 1, "deadline_s": 1.0, "max_feedback": 0, "new_papers_per_item": 0}
 CLIENTS: tuple[str, ...] = tuple(CLIENT_KINDS)
 REASONING_KINDS: tuple[str, ...] = ("yes", "hybrid", "no")
 # Settings only collects environment variables with these endings as secrets.
@@ -46,6 +54,7 @@ _ENDPOINT_KEYS = frozenset({"base_url", "key_env", "client", "note"})
 _MODEL_KEYS = frozenset({
     "name", "provider", "model_id", "organisation", "open_weights", "reasoning", "params",
     "price_input_per_m", "price_output_per_m", "offline", "enabled", "battles", "release", "licence", "note",
+    "pipeline", "base",
 })
 
 
@@ -121,6 +130,8 @@ def load_catalogue_files(paths: Iterable[Path]) -> Catalogue:
             where = f"model #{index + 1}"
             entry = _mapping(raw, path, where)
             name = entry.get("name")
+            if name is None and isinstance(entry.get("pipeline"), str) and isinstance(entry.get("base"), str):
+                name = entry["name"] = pipeline_name(entry["pipeline"], entry["base"])
             if not isinstance(name, str) or not name.strip():
                 raise CatalogueError(f"{path}: {where} needs a non-empty 'name'.")
             if name in seen:
@@ -141,11 +152,21 @@ def load_catalogue_files(paths: Iterable[Path]) -> Catalogue:
     checked_endpoints = {key: _endpoint(key, raw, origin[f"endpoint:{key}"]) for key, raw in endpoints.items()}
     contestants: list[ModelSpec] = []
     helpers: list[ModelSpec] = []
+    built: dict[str, ModelSpec] = {}
+    pipelines: list[tuple[str, dict[str, Any]]] = []
     for name, entry in entries.items():
         if entry.get("enabled", True) is False:
             continue
-        battles = _bool(entry, "battles", True, f"{origin[name]}: model {name!r}")
-        (contestants if battles else helpers).append(_model(entry, defaults, checked_endpoints, origin[name]))
+        if "pipeline" in entry:  # resolved once every model it could wrap is known
+            pipelines.append((name, entry))
+            continue
+        built[name] = _model(entry, defaults, checked_endpoints, origin[name])
+    for name, entry in pipelines:
+        built[name] = _pipeline(entry, built, origin[name])
+    for name, entry in entries.items():
+        if name in built:
+            battles = _bool(entry, "battles", True, f"{origin[name]}: model {name!r}")
+            (contestants if battles else helpers).append(built[name])
     return Catalogue(models=tuple(contestants), endpoints=checked_endpoints, sources=sources,
                      helpers=tuple(helpers))
 
@@ -211,6 +232,9 @@ def _model(entry: dict[str, Any], defaults: Mapping[str, Any], endpoints: Mappin
         known = sorted({*endpoints, *BUILTIN_PROVIDERS})
         raise CatalogueError(f"{where} uses provider {provider!r}, which is not defined; "
                              f"add it under 'endpoints' or use one of {known}.")
+    if provider == "pipeline":
+        raise CatalogueError(f"{where}: a pipeline contestant is written {{\"pipeline\": ..., \"base\": ...}}, "
+                             "not with provider 'pipeline'.")
     offline = _bool(entry, "offline", False, where)
     if offline != (provider == "offline"):
         raise CatalogueError(f"{where}: 'offline': true goes with provider 'offline' and only with it.")
@@ -238,6 +262,48 @@ def _model(entry: dict[str, Any], defaults: Mapping[str, Any], endpoints: Mappin
         release=_optional_text(entry, "release", where),
         licence=_optional_text(entry, "licence", where),
     )
+
+
+def _pipeline(entry: dict[str, Any], models: Mapping[str, ModelSpec], path: Path) -> ModelSpec:
+    """A pipeline contestant over the catalogue model its ``base`` names (by display name)."""
+    where = f"{path}: model {entry['name']!r}"
+    kind = entry.get("pipeline")
+    if kind not in PIPELINES:
+        raise CatalogueError(f"{where}: 'pipeline' must be one of {', '.join(PIPELINES)}.")
+    for own in ("provider", "model_id", "offline", "price_input_per_m", "price_output_per_m"):
+        if own in entry:
+            raise CatalogueError(f"{where}: a pipeline takes {own!r} from its base model; remove it.")
+    base_name = entry.get("base")
+    if not isinstance(base_name, str) or not base_name.strip():
+        raise CatalogueError(f"{where} needs a 'base': the display name of the model its steps call.")
+    base = models.get(base_name)
+    if base is None:
+        raise CatalogueError(f"{where}: its base {base_name!r} is not an enabled model of the catalogue "
+                             "(a pipeline cannot wrap another pipeline).")
+    params = entry.get("params", {})
+    unknown = set(params) - set(PIPELINE_PARAMS)
+    if unknown:
+        raise CatalogueError(f"{where}: unknown pipeline param(s) {sorted(unknown)}; allowed: {list(PIPELINE_PARAMS)}.")
+    for key, value in params.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < PIPELINE_PARAMS[key]:
+            raise CatalogueError(f"{where}: param {key!r} must be a number of at least {PIPELINE_PARAMS[key]}.")
+    return replace(
+        base,
+        name=entry["name"],
+        provider="pipeline",
+        pipeline=kind,
+        base=base,
+        params=dict(params),  # the pipeline's own knobs; each step sends the base model's params
+        release=_optional_text(entry, "release", where),
+        licence=base.licence,
+    )
+
+
+def pipeline_name(kind: str, base: str) -> str:
+    """The default display name of a pipeline entry: "OpenScholar-style (GPT-4.1)", and
+    "OpenScholar-style (Extractive-MMR, offline)" for "Extractive-MMR (offline)" (no nested brackets)."""
+    inner = re.sub(r"\s*\((offline|local[^()]*)\)$", r", \1", base.strip())
+    return f"{PIPELINES.get(kind, kind)} ({inner})"
 
 
 def _optional_text(entry: Mapping[str, Any], key: str, where: str) -> str | None:

@@ -46,14 +46,22 @@ class OfflineProvider:
         return None
 
     def compose(self, spec: ModelSpec, request: GenerationRequest) -> str:
-        """The whole answer at once (what ``stream`` sends in pieces)."""
+        """The whole answer at once (what ``stream`` sends in pieces); a pipeline's feedback and
+        refinement requests are answered by the same rules for every baseline (offline_revision.py)."""
         composer = _COMPOSERS.get(spec.model_id)
         if composer is None:
             raise ProviderError(
                 f"Unknown offline model {spec.model_id!r}; expected one of {', '.join(OFFLINE_MODEL_IDS)}.",
                 model=spec.name,
             )
-        return composer(request.question, request.references)
+        revision = request.revision
+        if revision is None:
+            return composer(request.question, request.references)
+        from sciarena.providers.offline_revision import offline_feedback, offline_refine
+
+        if revision.kind == "feedback":
+            return offline_feedback(request.question, request.references, revision.answer)
+        return offline_refine(request.question, request.references, revision)
 
     def stream(self, spec: ModelSpec, request: GenerationRequest, *, timeout_s: float | None = None,
                cancel: threading.Event | None = None) -> Iterator[Delta]:

@@ -68,7 +68,7 @@ def _stem(word: str) -> str:
     return word
 
 
-def _words(text: str) -> list[tuple[str, str]]:
+def content_words(text: str) -> list[tuple[str, str]]:
     """(written word, stem) for each content word: lower-cased, stopwords and bare numbers removed."""
     return [(w, _stem(w)) for w in _TOKEN.findall(text.lower())
             if w not in _STOPWORDS and not w.isdigit() and len(w) > 1]
@@ -76,7 +76,7 @@ def _words(text: str) -> list[tuple[str, str]]:
 
 def tokens(text: str) -> list[str]:
     """Content-word stems of ``text``."""
-    return [stem for _, stem in _words(text)]
+    return [stem for _, stem in content_words(text)]
 
 
 def surface_forms(word_lists: Sequence[list[tuple[str, str]]]) -> dict[str, str]:
@@ -157,7 +157,7 @@ def analyse(question: str, references: Sequence[Reference]) -> Analysis:
     good = [s for s in every if s.complete and 5 <= len(s.text.split()) <= 70]
     usable = good or [s for s in every if tokens(s.text)]  # very short contexts: take fragments
     sentences = tuple(Sentence(s.text, s.number, i, s.complete) for i, s in enumerate(usable))
-    word_lists = [_words(s.text) for s in sentences] + [_words(question)]
+    word_lists = [content_words(s.text) for s in sentences] + [content_words(question)]
     stem_lists = [[stem for _, stem in words] for words in word_lists]
     space = Space(stem_lists)
     vectors = tuple(space.vector_of(stems) for stems in stem_lists[:-1])

@@ -143,9 +143,10 @@ class ArenaHandlers:
             status = status or render.retrieval_status(battle.retrieval)  # retrieval is done once, before the stream
             if not snapshot.finished:
                 # Every reference while streaming: which ones an answer cites is known only at the end.
-                listed = battle.retrieval.references
-                yield {v.answer_a: render.answer_markdown(snapshot.text_a, references=listed),
-                       v.answer_b: render.answer_markdown(snapshot.text_b, references=listed),
+                yield {v.answer_a: render.answer_markdown(snapshot.text_a, references=snapshot.references("a"),
+                                                          status=snapshot.status.get("a", "")),
+                       v.answer_b: render.answer_markdown(snapshot.text_b, references=snapshot.references("b"),
+                                                          status=snapshot.status.get("b", "")),
                        v.refs_a: "", v.refs_b: "", v.status: status + " Answering…", v.session: current}
                 continue
             done = "Both answers are complete — which one is better?" if battle.votable else \

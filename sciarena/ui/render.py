@@ -15,7 +15,7 @@ import re
 from typing import Callable, Sequence
 from urllib.parse import quote, urlsplit
 
-from sciarena.types import Battle, ModelSpec, Paper, Reference, Retrieval, SideResult
+from sciarena.types import Battle, ModelSpec, Paper, PipelineReport, Reference, Retrieval, SideResult
 from sciarena.votes.schema import cited_references
 
 EXAMPLE_QUESTIONS: dict[str, tuple[str, ...]] = {
@@ -63,6 +63,7 @@ details.reference > summary { cursor: pointer; }
 details.reference .ref-passage { margin: 0.4rem 0 0.2rem 1.1rem; font-size: 0.92em; }
 details.reference .ref-passage p { margin: 0.3rem 0; }
 details.reference.ref-flash { border-left-color: var(--color-accent); background: var(--color-accent-soft); }
+.answer-box .step-status { margin: 0 0 0.5rem; font-size: 0.85em; color: var(--body-text-color-subdued); }
 """
 
 # Delegated, so it survives Gradio re-rendering the Markdown on every streamed update. It relies
@@ -120,16 +121,21 @@ _IMAGE = re.compile(r"!\[([^\[\]\n]*)\]\(")
 _MATH_MARK = "\x00"
 
 
-def answer_markdown(text: str, error: str | None = None, references: Sequence[Reference] = ()) -> str:
+def answer_markdown(text: str, error: str | None = None, references: Sequence[Reference] = (),
+                    status: str = "") -> str:
     """An answer as the voter sees it, the same while streaming and when complete.
 
     ``references`` are the entries listed under this answer: their ``[n]`` become links that
     open the entry (with the passage as a hover preview); other ``[n]`` stay plain text.
+    ``status`` is a multi-step contestant's current step, shown as a small line above the text.
     """
     body = safe_markdown(text, references).strip()
     if error:
         note = f"**⚠ {escape(error)}** This battle cannot be voted on; please start a new battle."
         return f"{body}\n\n{note}" if body else note
+    if status:
+        line = f'<p class="step-status">⏳ {escape_html(status)}…</p>'
+        return f"{line}\n\n{body}" if body else line
     return body or "*Waiting for the answer…*"
 
 
@@ -276,25 +282,30 @@ def reference_line(ref: Reference) -> str:
     return " ".join(parts)
 
 
-def reference_entry(ref: Reference) -> str:
-    """A reference that opens on the passages the models were given. One line: a blank line
-    would end Markdown's HTML block and let the passage text be read as Markdown."""
+def reference_entry(ref: Reference, own: bool = False) -> str:
+    """A reference that opens on the passages the models were given (``own``: that this answer
+    retrieved for itself). One line: a blank line would end Markdown's HTML block and let the
+    passage text be read as Markdown."""
     passages = "".join(f"<p>{escape_html(p.text)}</p>" for p in sorted(ref.passages, key=lambda p: p.position))
+    given = "Passage this answer found with its own search:" if own else "Passage given to both models:"
     return (f'<details class="reference ref-{ref.number}"><summary>{reference_line(ref)}</summary>'
-            f'<div class="ref-passage"><i>Passage given to both models:</i>{passages}</div></details>')
+            f'<div class="ref-passage"><i>{given}</i>{passages}</div></details>')
 
 
-def references_markdown(references: Sequence[Reference]) -> str:
+def references_markdown(references: Sequence[Reference], own: frozenset[int] = frozenset()) -> str:
+    """The list under an answer; ``own`` numbers the references that answer retrieved itself."""
     if not references:
         return "*This answer cites no reference.*"
-    return "**References cited** (click one to read its passage)\n\n" + "\n".join(map(reference_entry, references))
+    entries = "\n".join(reference_entry(r, r.number in own) for r in references)
+    return "**References cited** (click one to read its passage)\n\n" + entries
 
 
 def cited_markdown(side: SideResult | None, retrieval: Retrieval) -> str:
     """The references one answer cited, in order of first citation."""
     if side is None or side.answer is None:
         return ""
-    return references_markdown(cited_references(retrieval, side))
+    own = frozenset(r.number for r in side.extra_references)
+    return references_markdown(cited_references(retrieval, side), own)
 
 
 def cited_for_answer(side: SideResult | None, retrieval: Retrieval) -> tuple[Reference, ...]:
@@ -330,15 +341,35 @@ def retrieval_status(retrieval: Retrieval) -> str:
 
 def model_label(spec: ModelSpec) -> str:
     label = escape(spec.name)
+    if spec.base is not None:
+        label += (f" — a pipeline around {escape(spec.base.name)}: draft, self-feedback, extra retrieval, "
+                  "revision and a citation check")
     if spec.offline:
         label += " — an offline baseline algorithm, not a language model"
     return label
 
 
+def pipeline_summary(report: PipelineReport | None) -> str:
+    """What a pipeline did for this answer, in one line (empty for a plain model)."""
+    if report is None:
+        return ""
+    parts = [f"{report.calls} model call{'s' * (report.calls != 1)}",
+             f"{report.revisions_kept} revision{'s' * (report.revisions_kept != 1)} kept"]
+    if report.extra_passages:
+        parts.append(f"{report.extra_passages} extra passage{'s' * (report.extra_passages != 1)}")
+    if report.statements_checked:
+        parts.append(f"{report.citations_added} of {report.statements_checked} statements given a citation "
+                     f"by the check, {report.unsupported} without support found")
+    if report.stopped:
+        parts.append(f"stopped early: {report.stopped}")
+    return "; ".join(parts)
+
+
 def reveal_markdown(battle: Battle, choice: str) -> str:
     verdict = {"A": "You preferred Model A.", "B": "You preferred Model B.",
                "tie": "You called it a tie.", "bad": "You found both answers poor."}[choice]
-    return (f"**Thank you — your vote is recorded.** {verdict}\n\n"
-            f"- **Model A:** {model_label(battle.model_a)}\n"
-            f"- **Model B:** {model_label(battle.model_b)}\n\n"
-            "Press **New battle** to ask another question.")
+    lines = [f"**Thank you — your vote is recorded.** {verdict}\n"]
+    for letter, spec, side in (("A", battle.model_a, battle.side_a), ("B", battle.model_b, battle.side_b)):
+        summary = pipeline_summary(side.report if side else None)
+        lines.append(f"- **Model {letter}:** {model_label(spec)}" + (f" ({escape(summary)})" if summary else ""))
+    return "\n".join(lines) + "\n\nPress **New battle** to ask another question."

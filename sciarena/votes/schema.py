@@ -19,7 +19,7 @@ from sciarena.types import Reference, Retrieval, SideResult, Vote
 if TYPE_CHECKING:
     from sciarena.labelling.arena import QuestionLabels
 
-SCHEMA_VERSION = 2  # 2 added question_type_labeller and subject_labeller
+SCHEMA_VERSION = 3  # 2 added question_type_labeller and subject_labeller; 3 added pipeline_a/b
 
 # --- the vote vocabulary -----------------------------------------------------------------------------
 OUTCOME_A, OUTCOME_B, OUTCOME_TIE, OUTCOME_BAD = 0, 1, 2, 3
@@ -95,6 +95,10 @@ OWN_FIELDS: tuple[str, ...] = (
     "redacted_b",
     "question_type_labeller",  # who gave question_type: "offline:rules:category" or a catalogue model's name
     "subject_labeller",  # who gave subject, likewise ("offline:rules:discipline" for the rules)
+    # JSON text of a multi-step contestant's report (types.PipelineReport: steps, calls, extra passages,
+    # verification counts); null for a plain model. Text, so the column's type never varies.
+    "pipeline_a",
+    "pipeline_b",
     "app_version",
 )
 
@@ -129,10 +133,15 @@ def citation_record(reference: Reference) -> dict[str, Any]:
 
 
 def cited_references(retrieval: Retrieval, side: SideResult) -> list[Reference]:
-    """The references one answer cited, in order of first citation."""
-    by_number = {r.number: r for r in retrieval.references}
+    """The references one answer cited, in order of first citation (its own extra ones included)."""
+    by_number = {r.number: r for r in side.references(retrieval)}
     cited = side.answer.cited if side.answer else ()
     return [by_number[n] for n in cited if n in by_number]
+
+
+def pipeline_json(side: SideResult) -> str | None:
+    """A side's pipeline report as JSON text, or None for a single-call contestant."""
+    return None if side.report is None else json.dumps(side.report.to_dict(), sort_keys=True)
 
 
 def vote_record(vote: Vote, labels: "QuestionLabels | None" = None) -> dict[str, Any]:
@@ -183,6 +192,8 @@ def vote_record(vote: Vote, labels: "QuestionLabels | None" = None) -> dict[str,
         "redacted_b": b.answer.redacted,
         "question_type_labeller": labels.question_type_labeller if labels else None,
         "subject_labeller": labels.subject_labeller if labels else None,
+        "pipeline_a": pipeline_json(a),
+        "pipeline_b": pipeline_json(b),
         "app_version": __version__,
     }
     assert tuple(record) == VOTE_FIELDS, "vote_record and VOTE_FIELDS drifted apart"

@@ -1,0 +1,1 @@
+"""Multi-step contestants: a catalogue model wrapped in an inference loop (OpenScholar-style)."""
