@@ -23,7 +23,8 @@ def sample_pair(
     """Two distinct contestants in random A/B order.
 
     Models with fewer battles are drawn more often (weight 1/sqrt(1+battles)) so a
-    new model reaches the leaderboard's listing threshold sooner. Models on the
+    new model reaches the leaderboard's listing threshold sooner. A pipeline contestant drawn
+    meets its own base model half the time (``PIPELINE_MEETS_BASE``), when the base can battle. Models on the
     outage list are skipped. Fewer than two usable models is a clear error rather
     than a crash on empty weights (a FastChat defect).
     """
@@ -36,8 +37,25 @@ def sample_pair(
     rest = [i for i in range(len(usable)) if i != first]
     second = rng.choices(rest, weights=[weights[i] for i in rest])[0]
     pair = [usable[first], usable[second]]
+    pair = _with_base(pair, usable, rng)
     rng.shuffle(pair)
     return pair[0], pair[1]
+
+
+# How often a drawn pipeline meets the very model it wraps: the comparison the pipeline exists for
+# (does the loop beat its own base?), which uniform pairs would make rare in a large pool.
+PIPELINE_MEETS_BASE = 0.5
+
+
+def _with_base(pair: list[ModelSpec], usable: Sequence[ModelSpec], rng: random.Random) -> list[ModelSpec]:
+    """``pair``, or a drawn pipeline with its base model instead of the other contestant."""
+    names = {m.name: m for m in usable}
+    for k, spec in enumerate(pair):
+        other = pair[1 - k]
+        base = names.get(spec.base.name) if spec.base is not None else None
+        if base is not None and other.name != base.name and rng.random() < PIPELINE_MEETS_BASE:
+            return [spec, base]
+    return pair
 
 
 def new_battle(question: str, retrieval: Retrieval, pair: tuple[ModelSpec, ModelSpec], created_at: float,

@@ -60,7 +60,7 @@ def write(tmp_path: Path, doc: object, name: str = "mine.json") -> Path:
 
 def test_paper_models_and_offline_baselines(shipped) -> None:
     names = [m.name for m in shipped.models]
-    assert len(names) == len(set(names)) == 50
+    assert len(names) == len(set(names)) == 51  # the paper's 47, three baselines, a pipeline over one
     paper = [m for m in shipped.models if not m.offline]
     assert len(PAPER_TABLE_6) == 47
     assert {m.name for m in paper} == set(PAPER_TABLE_6)
@@ -76,7 +76,7 @@ OFFLINE_NAMES = {"extractive-mmr": "Extractive-MMR (offline)", "per-paper-digest
 def test_offline_entries_match_the_offline_provider(shipped) -> None:
     from sciarena.providers.offline import OFFLINE_MODEL_IDS
 
-    offline = {m.model_id: m for m in shipped.models if m.offline}
+    offline = {m.model_id: m for m in shipped.models if m.provider == "offline"}
     assert set(offline) == set(OFFLINE_MODEL_IDS) == set(OFFLINE_NAMES)
     for model_id, spec in offline.items():
         assert spec == ModelSpec(name=OFFLINE_NAMES[model_id], provider="offline", model_id=model_id,
@@ -148,7 +148,7 @@ def test_user_file_merges_by_name_and_key(tmp_path: Path) -> None:
     merged = load_catalogue(Settings(models_file=user))
     assert merged.sources == (DEFAULT_CATALOGUE, user)
     names = [m.name for m in merged.models]
-    assert "GPT-4.1" not in names and "My Local Qwen" in names and len(names) == 50
+    assert "GPT-4.1" not in names and "My Local Qwen" in names and len(names) == 51
     o3 = merged.get("o3")
     assert o3 is not None
     assert o3.price_input_per_m == 1.5 and o3.price_output_per_m == 8.0  # untouched fields kept
@@ -200,3 +200,42 @@ def test_a_standalone_file_needs_no_shipped_catalogue(tmp_path: Path) -> None:
                             "models": [{"name": "Local", "provider": "llamacpp", "model_id": "any"}]})
     catalogue = load_catalogue_files([path])
     assert [m.name for m in catalogue.models] == ["Local"] and catalogue.models[0].params == {}
+
+
+def test_a_pipeline_entry_wraps_its_base_and_takes_its_prices_and_labels(shipped, tmp_path: Path) -> None:
+    offline = shipped.get("OpenScholar-style (Extractive-MMR, offline)")
+    assert offline is not None and offline.base == shipped.get("Extractive-MMR (offline)")
+    assert (offline.provider, offline.pipeline, offline.offline) == ("pipeline", "openscholar", True)
+    user = write(tmp_path, {"models": [
+        {"pipeline": "openscholar", "base": "GPT-4.1", "params": {"max_calls": 4, "deadline_s": 40}},
+        {"name": "Scholar loop", "pipeline": "openscholar", "base": "GPT-4.1-mini"}]})
+    merged = load_catalogue(Settings(models_file=user))
+    gpt = merged.get("OpenScholar-style (GPT-4.1)")
+    base = merged.get("GPT-4.1")
+    assert gpt is not None and base is not None and gpt.base == base
+    assert (gpt.price_input_per_m, gpt.price_output_per_m, gpt.organisation) == \
+        (base.price_input_per_m, base.price_output_per_m, base.organisation)
+    assert gpt.params == {"max_calls": 4, "deadline_s": 40} and not gpt.offline
+    assert merged.get("Scholar loop").base.name == "GPT-4.1-mini"  # type: ignore[union-attr]
+    # The base is still found by its own API id: the pipeline's id is its own.
+    assert merged.find(base.model_id) is base and gpt.model_id == f"openscholar:{base.model_id}"
+
+
+@pytest.mark.parametrize(("entry", "message"), [
+    ({"pipeline": "openscholar", "base": "No Such Model"}, "not an enabled model"),
+    ({"pipeline": "magic", "base": "GPT-4.1"}, "'pipeline' must be one of"),
+    ({"name": "X", "pipeline": "openscholar"}, "needs a 'base'"),
+    ({"pipeline": "openscholar", "base": "GPT-4.1", "provider": "openai"}, "takes 'provider' from its base"),
+    ({"pipeline": "openscholar", "base": "GPT-4.1", "params": {"temperature": 0}}, "unknown pipeline param"),
+    ({"pipeline": "openscholar", "base": "GPT-4.1", "params": {"max_calls": 0}}, "at least 1"),
+    ({"name": "Y", "provider": "pipeline", "model_id": "y"}, "not with provider 'pipeline'"),
+], ids=["unknown-base", "unknown-pipeline", "no-base", "own-provider", "unknown-param", "zero-calls", "raw-provider"])
+def test_bad_pipeline_entries_are_refused_with_the_reason(tmp_path: Path, entry, message) -> None:
+    with pytest.raises(CatalogueError, match=message):
+        load_catalogue(Settings(models_file=write(tmp_path, {"models": [entry]})))
+
+
+def test_disabling_a_base_model_switches_its_pipeline_off(tmp_path: Path) -> None:
+    user = write(tmp_path, {"models": [{"name": "Extractive-MMR (offline)", "enabled": False}]})
+    merged = load_catalogue(Settings(models_file=user))
+    assert merged.get("OpenScholar-style (Extractive-MMR, offline)") is None

@@ -28,9 +28,10 @@ VENDOR = ("I was developed by {n}.", "I am a model trained by {n}.", "As a model
 
 
 def catalogue() -> list[dict]:
-    """The models that answer in battles (helper rows such as a moderation model never do)."""
+    """The models that answer in battles (helper rows such as a moderation model never do; a pipeline
+    row speaks with its base model's voice, whose row is here)."""
     return [m for m in json.loads(Path(DEFAULT_CATALOGUE).read_text())["models"]
-            if not m.get("offline") and m.get("battles", True)]
+            if not m.get("offline") and m.get("battles", True) and "pipeline" not in m]
 
 
 def model_names() -> list[str]:

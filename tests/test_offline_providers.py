@@ -61,7 +61,7 @@ def _references() -> tuple[Reference, ...]:
 
 
 REFS = _references()
-SPECS = {spec.model_id: spec for spec in load_catalogue(Settings()).models if spec.offline}
+SPECS = {spec.model_id: spec for spec in load_catalogue(Settings()).models if spec.provider == "offline"}
 
 
 def _answer(model_id: str, refs: tuple[Reference, ...] = REFS, question: str = QUESTION) -> str:

@@ -9,6 +9,7 @@ import pytest
 from fake_openai import FakeOpenAI
 
 from sciarena.config import Settings
+from sciarena.pipelines.provider import PipelineProvider
 from sciarena.providers.catalogue import load_catalogue
 from sciarena.providers.local_gguf import xllamacpp_installed
 from sciarena.providers.openai_compat import OpenAICompatibleProvider
@@ -17,15 +18,18 @@ from sciarena.types import GenerationRequest, ModelSpec
 
 
 def pool_for(settings: Settings):
+    """As services.py wires it, less the retriever (a pipeline then answers without extra retrieval)."""
     catalogue = load_catalogue(settings)
     providers = build_providers(settings, catalogue)
+    providers = {**providers, "pipeline": PipelineProvider(providers, None)}
     return catalogue, providers, battle_pool(catalogue, providers)
 
 
 def test_without_keys_only_offline_baselines_battle() -> None:
     _, providers, pool = pool_for(Settings())
     assert {m.name for m in pool.active} == {
-        "Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)"}
+        "Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)",
+        "OpenScholar-style (Extractive-MMR, offline)"}
     reasons = {spec.name: reason for spec, reason in pool.inactive}
     assert len(reasons) == 47
     assert reasons["o3"] == "set OPENAI_API_KEY"
@@ -46,7 +50,7 @@ def test_a_key_in_settings_activates_its_models(monkeypatch: pytest.MonkeyPatch)
     _, _, pool = pool_for(Settings(secrets={"OPENAI_API_KEY": "sk-x"}))
     active = {m.name for m in pool.active}
     assert {"o3", "GPT-5", "GPT-4.1-mini"} <= active
-    assert len(active) == 8 + 3
+    assert len(active) == 8 + 4  # eight OpenAI models, the three baselines and the pipeline over one
     assert not any(m.provider == "together" for m in pool.active)
 
 

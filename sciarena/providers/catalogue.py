@@ -27,6 +27,7 @@ File format::
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -37,6 +38,8 @@ from sciarena.config import DEFAULT_CATALOGUE, Settings
 from sciarena.errors import SciArenaError
 from sciarena.providers.clients import CLIENT_KINDS
 from sciarena.types import ModelSpec
+
+log = logging.getLogger(__name__)
 
 # Provider keys that exist without an endpoint entry.
 BUILTIN_PROVIDERS: tuple[str, ...] = ("offline", "gguf", "pipeline")
@@ -161,7 +164,11 @@ def load_catalogue_files(paths: Iterable[Path]) -> Catalogue:
             pipelines.append((name, entry))
             continue
         built[name] = _model(entry, defaults, checked_endpoints, origin[name])
+    disabled = {name for name, entry in entries.items() if entry.get("enabled", True) is False}
     for name, entry in pipelines:
+        if entry.get("base") in disabled:  # switching a model off switches off what wraps it
+            log.info("catalogue: %r is off because its base %r is disabled", name, entry["base"])
+            continue
         built[name] = _pipeline(entry, built, origin[name])
     for name, entry in entries.items():
         if name in built:
@@ -291,6 +298,7 @@ def _pipeline(entry: dict[str, Any], models: Mapping[str, ModelSpec], path: Path
         base,
         name=entry["name"],
         provider="pipeline",
+        model_id=f"{kind}:{base.model_id}",  # unique, so the base is still found by its own API id
         pipeline=kind,
         base=base,
         params=dict(params),  # the pipeline's own knobs; each step sends the base model's params
