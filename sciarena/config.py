@@ -46,6 +46,8 @@ class Settings:
     postprocess_model: str = ""  # catalogue model that moves citations to sentence ends; "" = rules only
     label_model: str = ""  # catalogue model that labels voted questions (type, discipline); "" = offline rules
     top_k: int = 30
+    passages_per_paper: int | None = None  # at most this many of one paper's passages in the top_k; None = no cap
+    min_citations: int = 0  # Semantic Scholar only: papers cited fewer times are not searched; 0 = no floor
     max_question_chars: int = 4000
     generation_timeout_s: float = 120.0
     battle_ttl_s: float = 6 * 3600.0  # a battle older than this can no longer be voted on
@@ -96,6 +98,8 @@ class Settings:
             postprocess_model=env.get("SCIARENA_POSTPROCESS_MODEL", "").strip(),
             label_model=env.get("SCIARENA_LABEL_MODEL", "").strip(),
             top_k=_int(env, "SCIARENA_TOP_K", 30),
+            passages_per_paper=_limit(env, "SCIARENA_PASSAGES_PER_PAPER", 0) or None,
+            min_citations=_limit(env, "SCIARENA_MIN_CITATIONS", 0),
             max_question_chars=_int(env, "SCIARENA_MAX_QUESTION_CHARS", 4000),
             generation_timeout_s=_float(env, "SCIARENA_GENERATION_TIMEOUT", 120.0),
             models_file=Path(models) if models else None,

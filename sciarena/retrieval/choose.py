@@ -4,6 +4,8 @@
     SCIARENA_RETRIEVER_FALLBACK  "" | local | local:DIR  (answers when Semantic Scholar fails)
     SCIARENA_REWRITE_MODEL       a catalogue model that writes the search queries (Semantic Scholar only)
     SCIARENA_MODERATION          auto | openai | local | off
+    SCIARENA_PASSAGES_PER_PAPER  at most this many passages of one paper among the top_k (unset: no cap)
+    SCIARENA_MIN_CITATIONS       Semantic Scholar searches only papers cited at least this often
 
 The rewriter and the moderation model are catalogue models, called through the same
 providers as the contestants (``registry.Models``). Everything slow (loading an index,
@@ -47,6 +49,8 @@ class RetrievalOptions:
     retriever: str = "local"
     fallback: str = ""
     top_k: int = 30
+    per_paper: int | None = None  # at most this many passages of one paper among the top_k; None = no cap
+    min_citations: int = 0  # minCitationCount for Semantic Scholar; the local datastore has no counts
     index_cache_dir: Path | None = None
     s2_base_url: str = DEFAULT_BASE_URL
     s2_api_key: str | None = field(default=None, repr=False)
@@ -64,7 +68,8 @@ class RetrievalOptions:
         """Options from Settings (the S2 key from ``settings.secret``; model keys are the providers')."""
         return cls(
             retriever=settings.retriever, fallback=settings.retriever_fallback,
-            top_k=settings.top_k, index_cache_dir=settings.index_cache_dir,
+            top_k=settings.top_k, per_paper=settings.passages_per_paper,
+            min_citations=settings.min_citations, index_cache_dir=settings.index_cache_dir,
             s2_base_url=settings.s2_base_url, s2_api_key=settings.secret("S2_API_KEY"),
             s2_timeout_s=settings.s2_timeout_s, s2_max_rps=settings.s2_max_rps,
             rewrite_model=settings.rewrite_model, reranker=settings.reranker, moderation=settings.moderation,
@@ -130,8 +135,14 @@ def open_moderator(opts: RetrievalOptions, models: Models) -> Moderator | None:
 def _local(spec: str, opts: RetrievalOptions) -> Retriever:
     from sciarena.retrieval.local import open_local_retriever
 
+    if opts.min_citations:
+        # The bundled corpus and `index` files carry no citation counts: say so rather than
+        # pretend the floor holds for these answers.
+        log.warning("SCIARENA_MIN_CITATIONS=%d applies to Semantic Scholar only; the local datastore "
+                    "(%s) has no citation counts, so its answers are not filtered by it",
+                    opts.min_citations, spec.strip())
     return open_local_retriever(spec.strip(), cache_dir=opts.index_cache_dir, top_k=opts.top_k,
-                                reranker=opts.reranker)
+                                reranker=opts.reranker, per_paper=opts.per_paper)
 
 
 def _semantic_scholar(opts: RetrievalOptions, models: Models) -> Retriever:
@@ -152,4 +163,5 @@ def _semantic_scholar(opts: RetrievalOptions, models: Models) -> Retriever:
         else:
             log.warning("SCIARENA_REWRITE_MODEL %r cannot run (%s); searching the raw question", spec.name, reason)
     return SemanticScholarRetriever(client, rewriter=rewriter, reranker=open_reranker(opts.reranker),
-                                    limits=PipelineLimits(top_k=opts.top_k))
+                                    limits=PipelineLimits(top_k=opts.top_k, per_paper=opts.per_paper,
+                                                          min_citations=opts.min_citations))

@@ -44,6 +44,9 @@ INDEX_FORMAT = 1  # bump when chunking or tokenisation changes: demo caches key 
 _KINDS = ("body", "abstract", "title")
 _PAPER_FIELDS = frozenset(f.name for f in fields(Paper))
 Search = Callable[[str, int], list[Passage]]  # (question, k) -> passages, best first
+# With a per-paper cap the search asks for this many times top_k passages, so the slots a
+# capped paper gives up are filled by other papers' passages rather than left empty.
+CAPPED_OVERFETCH = 4
 
 
 class _MemoryStore:
@@ -244,23 +247,32 @@ class LocalRetriever:
     ``floor`` (in that search's score units) drops the weak ones, and all of them when
     even the best is weak: an off-topic question then gets no references at all. The
     default floor keeps any match; ``open_local_retriever`` picks the calibrated one.
+    ``per_paper`` caps the passages of one paper among the ``top_k`` (None: no cap).
     """
 
     def __init__(self, index: LocalIndex, backend_name: str, top_k: int = 30, *,
-                 floor: RelevanceFloor = MATCH_FLOOR, search: Search | None = None) -> None:
+                 floor: RelevanceFloor = MATCH_FLOOR, search: Search | None = None,
+                 per_paper: int | None = None) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be at least 1, got {top_k}")
+        if per_paper is not None and per_paper < 1:
+            raise ValueError(f"per_paper must be at least 1 (or None for no cap), got {per_paper}")
         self.index, self.backend_name, self.top_k = index, backend_name, top_k
-        self.floor = floor
+        self.floor, self.per_paper = floor, per_paper
         self._search: Search = search or index.search
+
+    @property
+    def candidates(self) -> int:
+        """How many passages one search asks for."""
+        return self.top_k if self.per_paper is None else self.top_k * CAPPED_OVERFETCH
 
     def retrieve(self, question: str) -> Retrieval:
         """Search once, keep what clears the floor, group per paper, number the papers from 1."""
         started = time.perf_counter()
-        found = self._search(question, self.top_k)
+        found = self._search(question, self.candidates)
         weight = self.index.query_weight(question) if self.floor.min_coverage else None
         kept = self.floor.apply(found, weight)
-        references = group_passages(kept, self.top_k) if kept else ()
+        references = group_passages(kept, self.top_k, self.per_paper) if kept else ()
         note = "" if references else NOTHING_RELEVANT
         return Retrieval(question=question, references=references, backend=self.backend_name,
                          queries=(question,), seconds=time.perf_counter() - started, note=note)
@@ -304,7 +316,8 @@ def load_demo_index(cache_dir: Path | None, *, corpus_dir: Path = DEMO_CORPUS_DI
 
 
 def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int = 30,
-                         reranker: str = "bm25", floor: RelevanceFloor | None = None) -> LocalRetriever:
+                         reranker: str = "bm25", floor: RelevanceFloor | None = None,
+                         per_paper: int | None = None) -> LocalRetriever:
     """A retriever for a setting string: ``local`` (the demo corpus) or ``local:DIR`` (a saved index).
 
     ``reranker`` ``bm25`` ranks by BM25; ``dense`` by all-MiniLM-L6-v2 cosine over passage
@@ -313,6 +326,7 @@ def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int
     docs/relevance.md). ``floor`` defaults to the one calibrated for that scorer: BM25's
     was calibrated on the demo corpus, so another index only drops passages sharing no
     word with the question (BM25 scores depend on the corpus; cosine scores do not).
+    ``per_paper`` caps one paper's passages among the ``top_k`` (None: no cap).
     """
     key = (reranker or "bm25").strip().lower()
     if key == "auto":
@@ -331,9 +345,10 @@ def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int
     else:
         raise RetrievalError(f"unknown local retriever {spec!r}; use 'local' or 'local:DIR'")
     if key == "bm25":
-        return LocalRetriever(index, name, top_k, floor=floor or bm25_floor)
+        return LocalRetriever(index, name, top_k, floor=floor or bm25_floor, per_paper=per_paper)
     from sciarena.retrieval.dense import PassageVectors
     from sciarena.retrieval.rerank import load_minilm
 
     vectors = PassageVectors.build(index, load_minilm(), index.directory)
-    return LocalRetriever(index, name, top_k, floor=floor or DENSE_FLOOR, search=vectors.search)
+    return LocalRetriever(index, name, top_k, floor=floor or DENSE_FLOOR, search=vectors.search,
+                          per_paper=per_paper)

@@ -8,13 +8,16 @@ question ─► QueryPlan (rewriting model, or the raw question)
          ─► rerank against the question (BM25 by default)
          ─► relevance floor in the reranker's units (``relevance.py``): weak passages
             dropped, and every one when even the best is weak (no references, no battle)
-         ─► group per paper (score = best passage; passages in document order), top 30
+         ─► group per paper (score = best passage; passages in document order), top 30,
+            at most ``per_paper`` passages of one paper when that cap is set
          ─► paper/batch for the metadata snippet results lack (year, venue, authors)
          ─► Retrieval(backend="semantic_scholar", queries, filters, seconds)
 
 ``Retrieval.filters`` holds the filters sent (named as the API names them: year, venue,
-authors, fieldsOfStudy), ``rewriting`` ("model" or "fallback: <why>") and, when filters
-matched nothing and the search was repeated without them, ``filters_dropped``.
+authors, fieldsOfStudy, minCitationCount), ``rewriting`` ("model" or "fallback: <why>")
+and, when the filters read from the question matched nothing and the search was repeated
+without them, ``filters_dropped``. The operator's citation floor (``min_citations``) is
+not read from the question, so it is kept on that repeat.
 """
 
 from __future__ import annotations
@@ -73,12 +76,26 @@ class PipelineLimits:
     # Semantic Scholar's own snippet score below which a snippet is dropped before reranking.
     # Off (0) by default: its scale is undocumented and no real traffic was measured offline.
     min_snippet_score: float = 0.0
+    per_paper: int | None = None  # at most this many passages of one paper in the top_k; None = no cap
+    min_citations: int = 0  # sent as minCitationCount on both searches; 0 = no floor
 
     def __post_init__(self) -> None:
         if min(self.snippets, self.abstracts, self.top_k) < 1:
             raise ValueError("retrieval limits must be at least 1")
         if self.min_snippet_score < 0:
             raise ValueError("min_snippet_score must not be negative")
+        if self.per_paper is not None and self.per_paper < 1:
+            raise ValueError("per_paper must be at least 1 (or None for no cap)")
+        if self.min_citations < 0:
+            raise ValueError("min_citations must not be negative")
+
+
+def with_citation_floor(filters: SearchFilters, min_citations: int) -> SearchFilters:
+    """``filters`` with a citation floor of at least ``min_citations`` (the stricter one wins)."""
+    if min_citations <= 0:
+        return filters
+    current = filters.min_citation_count or 0
+    return replace(filters, min_citation_count=max(current, min_citations))
 
 
 @dataclass(frozen=True)
@@ -185,22 +202,26 @@ class SemanticScholarRetriever:
         """Run the pipeline; RetrievalError when neither search endpoint answers."""
         started = time.perf_counter()
         plan = self.rewriter.rewrite(question) if self.rewriter else QueryPlan.raw(question, NO_REWRITER)
+        limits = self.limits
+        floor_only = with_citation_floor(SearchFilters(), limits.min_citations)
+        plan = replace(plan, filters=with_citation_floor(plan.filters, limits.min_citations))
         snippets, papers, note = self._search(plan)
         filters: dict[str, object] = {**plan.filters.params(), "rewriting": plan.label}
-        limits = self.limits
         candidates = build_candidates(snippets, papers, limits.min_words, limits.min_snippet_score)
-        if not candidates.passages and not plan.filters.empty:
-            # Filters a model read into the question can be stricter than the user meant.
-            snippets, papers, note = self._search(replace(plan, filters=SearchFilters()))
+        if not candidates.passages and plan.filters != floor_only:
+            # Filters a model read into the question can be stricter than the user meant;
+            # the citation floor is the operator's, so the repeat keeps it.
+            snippets, papers, note = self._search(replace(plan, filters=floor_only))
             candidates = build_candidates(snippets, papers, limits.min_words, limits.min_snippet_score)
             filters["filters_dropped"] = True
             note = _join(note, "Nothing matched the filters read from your question; searched without them.")
         ranked = self.floor.apply(rerank(self.reranker, question, candidates.passages))
-        references = group_passages(ranked, limits.top_k) if ranked else ()
+        references = group_passages(ranked, limits.top_k, limits.per_paper) if ranked else ()
         references = self._fill_metadata(references, candidates.incomplete)
         if not references:
+            floor = f" among papers cited at least {limits.min_citations} times" if limits.min_citations else ""
             note = _join(note, NOTHING_RELEVANT if candidates.passages
-                         else "Semantic Scholar found no passage for this question.")
+                         else f"Semantic Scholar found no passage for this question{floor}.")
         return Retrieval(question=question, references=references, backend=BACKEND,
                          queries=unique((plan.snippet_query, plan.keyword_query)), filters=filters,
                          seconds=time.perf_counter() - started, note=note)
