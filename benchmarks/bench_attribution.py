@@ -53,6 +53,18 @@ def report(title: str, items: Sequence[LabelledPair], predicted: Sequence[str]) 
             print(format_confusion(matrix, {"supporting": "sup", "irrelevant": "irr", "contradicting": "con"}))
 
 
+def closest_sentence_verdict(judge: LexicalJudge, item: LabelledPair) -> str:
+    """The verdict of the pipeline's citation check (sciarena/pipelines/verify.py) on one pair."""
+    from sciarena.pipelines.verify import CitationVerifier
+    from sciarena.types import Paper, Passage, Reference
+
+    paper = Paper(paper_id=item.id, title="")
+    reference = Reference(1, paper, (Passage(f"{item.id}#0", paper, item.pair.passage),))
+    if CitationVerifier((reference,), judge).support(item.pair.claim, 1) > 0:
+        return SUPPORTING
+    return judge.decide(judge.overlap(item.pair.claim, item.pair.passage), True)  # irrelevant or contradicting
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", default=str(PAIRS_FILE), help="the labelled pairs (JSON lines)")
@@ -68,6 +80,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     judge = LexicalJudge(threshold=threshold)
     scores = [judge.scores(i.pair) for i in items]
     report(f"offline:lexical (threshold {threshold})", items, [judge.decide(*s) for s in scores])
+
+    report("the pipeline's citation check (verify.py: polarity against the passage sentence closest to "
+           "the claim)", items, [closest_sentence_verdict(judge, i) for i in items])
 
     print("\nthreshold sweep (three-way accuracy, train / test):")
     for step in range(2, 16):

@@ -167,6 +167,7 @@ class Revision:
     answer: str  # the current answer, with its [n] citations
     feedback: str = ""  # refine: the feedback item to incorporate
     search: str = ""  # refine: the query that fetched the references added for it ("" = none)
+    added: tuple[int, ...] = ()  # numbers of the references the pipeline retrieved itself so far
 
 
 @dataclass(frozen=True)

@@ -232,3 +232,31 @@ def test_the_status_line_names_each_step_while_the_side_runs(fake_openai):
     assert steps[0] == "Writing a first draft"
     assert "Revising the answer for feedback 1 of 1" in steps
     assert snapshots[-1].status == {}  # no status once the side has ended
+
+
+def test_the_vote_record_carries_the_added_references_and_the_steps(fake_openai):
+    from sciarena.types import Vote
+    from sciarena.votes.schema import vote_record
+
+    fake_openai.add_script("base", respond=StepScript(DRAFT, FEEDBACK, (REVISED,)))
+    battle = run_side(pipeline(fake_openai), pipeline_spec(base_spec()))[-1].battle
+    record = vote_record(Vote(battle=battle, choice="A", voter_id="anon-x", timestamp="2026-12-01T00:00:00Z"))
+    cited = {c["number"]: c for c in record["citations_a"]}
+    assert set(cited) == {1, 3} and cited[3]["id"] == "shaw" and "Relative position" in cited[3]["content"]
+    assert json.loads(record["pipeline_a"])["extra_context_ids"] == ["shaw#0", "dai#0"]
+    assert record["pipeline_b"] is None  # the baseline is a single call
+    assert record["context_ids"] == ["vaswani#0", "bahdanau#0"]  # what both sides were given
+
+
+def test_the_page_shows_the_step_line_escaped_and_the_reveal_sums_the_steps(fake_openai):
+    from sciarena.ui import render
+
+    line = render.answer_markdown("Draft so far [1].", status="Searching for more papers: <b>x</b>")
+    assert line.startswith('<p class="step-status">⏳ Searching for more papers: &lt;b&gt;x&lt;/b&gt;…</p>')
+    assert render.answer_markdown("", status="Writing a first draft").count("step-status") == 1
+    fake_openai.add_script("base", respond=StepScript(DRAFT, FEEDBACK, (REVISED,)))
+    battle = run_side(pipeline(fake_openai), pipeline_spec(base_spec()))[-1].battle
+    reveal = render.reveal_markdown(battle, "A")
+    assert "OpenScholar-style (Loop Base) — a pipeline around Loop Base" in reveal
+    assert "3 model calls; 1 revision kept; 2 extra passages" in reveal
+    assert "Baseline — an offline baseline algorithm" in reveal

@@ -146,7 +146,8 @@ class OpenScholarLoop:
         request = GenerationRequest(
             question=self.request.question, references=tuple(self.references),
             messages=refine_messages(self.request.question, self.references, answer, item),
-            revision=Revision("refine", answer, feedback=item.issue, search=item.search))
+            revision=Revision("refine", answer, feedback=item.issue, search=item.search,
+                              added=tuple(r.number for r in self.extra)))
         try:
             revised = yield from self._call("refine", request, show=True, timeout_s=self._remaining())
         except _Stop:

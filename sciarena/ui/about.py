@@ -24,13 +24,21 @@ HOW_IT_WORKS = """
 
 Contestants marked **(offline)** are simple algorithms that assemble an answer from the retrieved passages
 without a language model; they let the arena run with no keys and no network, and give a baseline.
+
+An **OpenScholar-style** contestant wraps another model in a loop: the model drafts a cited answer, reviews it
+(at most three points to improve), searches for more papers where a point names missing information (those
+papers are numbered after the shared ones and marked under its answer), revises the answer point by point, and
+finally checks each statement against the passages it cites, adding a citation where a given passage supports
+an uncited statement. A small line above its answer says which step runs, so you can tell it is a pipeline, but
+not which model it wraps. When its base model is in the pool too, it meets that model in about half of its battles: does the loop beat
+the bare model?
 """
 
 WHAT_IS_RECORDED = """
 ## What a vote records
 Your question, both answers and the papers they cited (with the passages the models were given), the two model
 names, your vote and optional reason, the retrieval details (backend, queries, filters, passage ids), per-answer
-timing, token counts and cost, a time stamp, and a pseudonymous voter id. The voter id is a salted hash of a
+timing, token counts and cost (for a pipeline: the sum of its calls, and what each step did), a time stamp, and a pseudonymous voter id. The voter id is a salted hash of a
 random key your browser keeps in its local storage (or of your Hugging Face username if you sign in, so all your
 signed-in votes are linked to one pseudonym): the votes of one browser can be grouped, but not traced to a person. The key itself, your username and **your IP address
 are never stored**; clearing this site's data in your browser gives you a new key. Nothing is recorded for a

@@ -1,0 +1,67 @@
+"""The OpenScholar-style pipeline over an offline baseline: the demo's loop, with no model and no network."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sciarena.config import Settings
+from sciarena.pipelines.prompts import parse_feedback
+from sciarena.providers.offline_revision import offline_feedback, offline_refine
+from sciarena.services import build_services
+from sciarena.types import Paper, Passage, Reference, Revision
+
+QUESTION = "How do transformers use self-attention to replace recurrence in sequence models?"
+
+
+def ref(number: int, key: str, text: str) -> Reference:
+    paper = Paper(paper_id=key, title=key.title(), authors=("A. Author",), year=2020)
+    return Reference(number, paper, (Passage(f"{key}#0", paper, text),))
+
+
+REFS = (
+    ref(1, "vaswani", "The Transformer relies on self-attention instead of recurrence to model sequences. "
+                      "Multi-head self-attention lets every position attend to every other position."),
+    ref(2, "hochreiter", "Recurrent models process sequences one step at a time. LSTM gates keep gradients alive."),
+    ref(3, "stray", "A paper a loose search added: self-attention sequences replace everything in models."),
+)
+
+
+def test_the_baseline_feedback_is_the_json_the_pipeline_reads_and_names_what_the_answer_leaves_out():
+    answer = "The Transformer relies on self-attention [1]. Recurrent networks process sequences one step at a time."
+    feedback = parse_feedback(offline_feedback(QUESTION, REFS, answer))
+    issues = [item.issue for item in feedback.items]
+    assert issues[0].startswith("The answer does not address part of the question: ")
+    assert "replace" in issues[0] and "recurrence" in issues[0]
+    assert feedback.items[0].search.startswith(QUESTION)  # the question leads the query
+    assert any("carry no citation" in issue for issue in issues)
+    complete = ("Transformers use self-attention to replace recurrence in sequence models, as every position "
+                "attends to all others [1]. Recurrent networks instead step through sequences [2]. Both are "
+                "models of sequences [3].")
+    assert parse_feedback(offline_feedback(QUESTION, REFS, complete)).items == ()
+
+
+def test_the_baseline_revision_adds_cited_evidence_but_not_from_papers_the_pipeline_added():
+    answer = "The Transformer relies on self-attention instead of recurrence to model sequences [1]."
+    revision = Revision("refine", answer, feedback="Say more about sequences.", search="sequence recurrence",
+                        added=(3,))
+    revised = offline_refine(QUESTION, REFS, revision)
+    assert revised.startswith(answer + "\n\nIn addition, ")
+    added = revised[len(answer):]
+    assert "[3]" not in added and ("[1]" in added or "[2]" in added)
+    # With the stray paper not marked as added, word overlap alone would bring it in.
+    assert "[3]" in offline_refine(QUESTION, REFS, replace(revision, added=()))
+
+
+def test_the_demo_pool_battles_the_pipeline_offline_and_records_its_steps(tmp_path):
+    services = build_services(Settings(data_dir=tmp_path / "data", seed=0))
+    names = {m.name for m in services.pool.active}
+    assert "OpenScholar-style (Extractive-MMR, offline)" in names
+    pipeline = services.arena.pool.active[[m.name for m in services.pool.active].index(
+        "OpenScholar-style (Extractive-MMR, offline)")]
+    arena = replace(services.arena, pool=replace(services.arena.pool, active=(pipeline, pipeline.base)))
+    final = list(arena.start_battle(QUESTION))[-1].battle
+    side = final.side_a if final.model_a.base is not None else final.side_b
+    assert final.votable and side.report is not None
+    assert side.report.steps[:2] == ("draft", "feedback") and side.report.steps[-1] == "verify"
+    assert side.report.calls >= 2 and side.cost_usd == 0.0
+    assert side.report.revisions_kept >= 1  # the demo question leaves words out, so the loop revises
