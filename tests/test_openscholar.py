@@ -260,3 +260,38 @@ def test_the_page_shows_the_step_line_escaped_and_the_reveal_sums_the_steps(fake
     assert "OpenScholar-style (Loop Base) — a pipeline around Loop Base" in reveal
     assert "3 model calls; 1 revision kept; 2 extra passages" in reveal
     assert "Baseline — an offline baseline algorithm" in reveal
+
+
+def test_the_other_side_finishes_while_the_pipeline_is_still_working(fake_openai):
+    script = StepScript(DRAFT, FEEDBACK, (REVISED,))
+    released = threading.Event()
+    script.hooks["refine"].append(lambda: released.wait(10))  # the revision waits until B is seen done
+    fake_openai.add_script("base", respond=script)
+    other = ModelSpec("Baseline", "offline", "extractive-mmr", offline=True)
+    runner = BattleRunner({"pipeline": pipeline(fake_openai), "offline": OfflineProvider()}, timeout_s=20)
+    battle = Battle("b2", QUESTION, Retrieval(QUESTION, GIVEN, backend="test"), pipeline_spec(base_spec()), other,
+                    created_at=0.0)
+    seen_b_done_while_a_runs = False
+    for snapshot in runner.run(battle, request()):
+        if snapshot.battle.side_b is not None and snapshot.battle.side_a is None:
+            seen_b_done_while_a_runs = True
+            released.set()
+    assert seen_b_done_while_a_runs and snapshot.battle.side_a.ok
+
+
+def test_an_abandoned_battle_stops_the_loop_before_its_next_call(fake_openai):
+    script = StepScript(DRAFT, FEEDBACK, (REVISED,))
+    script.hooks["feedback"].append(lambda: threading.Event().wait(1.0))
+    fake_openai.add_script("base", respond=script)
+    runner = BattleRunner({"pipeline": pipeline(fake_openai), "offline": OfflineProvider()}, timeout_s=20)
+    other = ModelSpec("Baseline", "offline", "extractive-mmr", offline=True)
+    battle = Battle("b3", QUESTION, Retrieval(QUESTION, GIVEN, backend="test"), pipeline_spec(base_spec()), other,
+                    created_at=0.0)
+    stream = runner.run(battle, request())
+    for snapshot in stream:
+        if snapshot.status.get("a") == "Reviewing the draft for gaps":
+            break
+    stream.close()  # what New battle does: the runner's stop flag reaches the pipeline as ``cancel``
+    # Longer than the feedback hook: a loop still running would have asked for its revision by now.
+    threading.Event().wait(2.0)
+    assert script.seen["refine"] == [] and len(fake_openai.requests("base")) == 2
