@@ -33,6 +33,7 @@ import re
 import statistics
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -54,6 +55,7 @@ from sciarena.retrieval.choose import open_retriever  # noqa: E402
 from sciarena.types import GenerationRequest, ModelSpec, Reference, Retrieval  # noqa: E402
 
 QUESTIONS = ROOT / "sciarena" / "data" / "eval" / "question_labels.jsonl"
+CORRECT, UNCITED = 0.50, 0.35  # the script's citation habit; the rest (15%) cites another reference's number
 SYNONYMS = {"shows": "indicates", "showed": "found", "use": "employ", "used": "employed", "large": "big",
             "important": "key", "many": "numerous", "often": "frequently", "because": "since",
             "method": "approach", "methods": "approaches", "results": "findings", "increase": "rise",
@@ -76,12 +78,6 @@ def key(sentence: str) -> str:
     return " ".join(re.sub(r"\[\d+\]", " ", sentence).split()).replace(" .", ".").rstrip(".")
 
 
-@dataclass(frozen=True)
-class Habits:
-    correct: float = 0.50
-    none: float = 0.35  # the rest (0.15) cites another reference's number
-
-
 @dataclass
 class Plan:
     """One question's script: the draft, the feedback, and the truth about every sentence it wrote."""
@@ -95,14 +91,14 @@ class Plan:
     origin: dict[str, str] = field(default_factory=dict)  # statement key -> the passage sentence it paraphrases
     refines: int = 0
     chunks_sent: int = 0
+    draft_requests: list[str] = field(default_factory=list)  # the bare run's and the pipeline's, to compare
 
 
 class ForgetfulModel:
     """The ``respond`` callback of the fake server: replies by step (recognised by the system prompt)."""
 
-    def __init__(self, seed: int, habits: Habits, k: int, chunk_chars: int, feedback_rate: float) -> None:
-        self.seed, self.habits, self.k, self.chunk_chars = seed, habits, k, chunk_chars
-        self.feedback_rate = feedback_rate
+    def __init__(self, seed: int, k: int, chunk_chars: int, feedback_rate: float) -> None:
+        self.seed, self.k, self.chunk_chars, self.feedback_rate = seed, k, chunk_chars, feedback_rate
         self.plans: dict[str, Plan] = {}
         self.behaviour = {"correct": 0, "none": 0, "wrong": 0}
 
@@ -121,13 +117,10 @@ class ForgetfulModel:
         filler = rng.choice(FILLERS)
         plan.truth[key(filler)] = None
         parts.insert(rng.randrange(len(parts) + 1), filler)
-        plan.draft = " ".join(parts)
-        if rng.random() < self.feedback_rate:
-            search = rng.choice(refs).paper.title
-            plan.feedback = json.dumps({"feedback": [{"issue": "The answer could draw on more papers.",
-                                                      "search": search}]})
-        else:
-            plan.feedback = json.dumps({"feedback": []})
+        plan.draft = " ".join(parts)  # one paragraph, as the generation prompt asks
+        searches = rng.random() < self.feedback_rate
+        items = [{"issue": "The answer could draw on more papers.", "search": rng.choice(refs).paper.title}]
+        plan.feedback = json.dumps({"feedback": items if searches else []})
         self.plans[retrieval.question.strip()] = plan
         return plan
 
@@ -137,10 +130,10 @@ class ForgetfulModel:
         plan.origin[key(body)] = sentence
         plan.used.add(sentence)
         roll, others = rng.random(), [n for n in numbers if n != number]
-        if roll < self.habits.correct:
+        if roll < CORRECT:
             self.behaviour["correct"] += 1
             return f"{body} [{number}]."
-        if roll < self.habits.correct + self.habits.none or not others:
+        if roll < CORRECT + UNCITED or not others:
             self.behaviour["none"] += 1
             return f"{body}."
         self.behaviour["wrong"] += 1
@@ -155,6 +148,7 @@ class ForgetfulModel:
             text = self._refine(plan, user)
         else:
             text = plan.draft
+            plan.draft_requests.append(json.dumps(body["messages"]))
         plan.chunks_sent += -(-len(text) // self.chunk_chars)
         return [text[i:i + self.chunk_chars] for i in range(0, len(text), self.chunk_chars)]
 
@@ -230,6 +224,7 @@ class Run:
     extra_refs: int = 0
     searches: int = 0
     stopped: str = ""
+    retrieve_s: float = 0.0  # the loop's extra retrieval
 
 
 class TimedRetriever:
@@ -252,7 +247,7 @@ def run_bare(provider, spec: ModelSpec, request: GenerationRequest) -> Run:
 
 
 def run_pipeline(provider: PipelineProvider, spec: ModelSpec, request: GenerationRequest,
-                 retriever: TimedRetriever) -> tuple[Run, float]:
+                 retriever: TimedRetriever) -> Run:
     retriever.seconds = 0.0
     started = time.perf_counter()
     parts: list[str] = []
@@ -273,7 +268,7 @@ def run_pipeline(provider: PipelineProvider, spec: ModelSpec, request: Generatio
     final = clean_answer("".join(parts), refs, request.question).text
     before = clean_answer(before, refs, request.question).text
     return Run(seconds, final, before, refs, report_at - status_at, report.calls, report.citations_added,
-               len(extra), report.steps.count("retrieve"), report.stopped), retriever.seconds
+               len(extra), report.steps.count("retrieve"), report.stopped, retriever.seconds)
 
 
 @dataclass
@@ -287,7 +282,8 @@ class Tally:
     filler: int = 0
     filler_cited: int = 0
     unmatched: int = 0  # sentences the script did not write (should be 0)
-    true_pair: dict[str, int] = field(default_factory=dict)  # the judge's verdict on (statement, its true passage)
+    # The judge on (statement, the passage it came from) and on (statement, the one sentence it paraphrases).
+    true_pair: Counter[tuple[str, str]] = field(default_factory=Counter)
 
     def share(self, part: int) -> str:
         return f"{part}/{self.sourced} = {100 * part / max(self.sourced, 1):.1f}%"
@@ -319,10 +315,8 @@ def grade(text: str, plan: Plan, verifier: CitationVerifier, tally: Tally) -> di
             tally.true_cited += plan.truth[k] in cited
             tally.uncited += not cited
             tally.judged_cited += any(verifier.support(claim, n) > 0 for n in cited)
-            verdict = true_verdict(claim, verifier.by_number[plan.truth[k]].passages, verifier)
-            alone = true_verdict(claim, [plan.origin[k]], verifier)
-            tally.true_pair[f"{verdict} (sentence alone: {alone})"] = \
-                tally.true_pair.get(f"{verdict} (sentence alone: {alone})", 0) + 1
+            tally.true_pair[(true_verdict(claim, verifier.by_number[plan.truth[k]].passages, verifier),
+                             true_verdict(claim, [plan.origin[k]], verifier))] += 1
     return cites
 
 
@@ -348,7 +342,7 @@ class Results:
                                                                          "on_filler"), 0))
     reported_added: int = 0
     resets: int = 0
-    stopped: dict[str, int] = field(default_factory=dict)  # why pipeline loops ended early
+    stopped: Counter[str] = field(default_factory=Counter)  # why pipeline loops ended early
     per_answer: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in (
         "bare_s", "pipe_s", "verify_s", "retrieve_s", "calls", "extra_refs", "searches", "bare_delay_s",
         "pipe_delay_s")})
@@ -381,12 +375,12 @@ def measure(retrievals: list[tuple[str, Retrieval]], model: ForgetfulModel, retr
             model.behaviour = dict.fromkeys(model.behaviour, 0)
         for index, (qid, retrieval) in enumerate(retrievals):
             plan, request = model.plan(qid, retrieval), request_for(retrieval)
-            runs = [lambda: run_bare(provider, base, request), lambda: run_pipeline(pipeline, spec, request, retriever)]
+            runs = [lambda: run_bare(provider, base, request),
+                    lambda: run_pipeline(pipeline, spec, request, retriever)]
             if index % 2:  # alternate the order so drift on a shared machine falls on both alike
                 (piped, pipe_chunks), (bare, bare_chunks) = counted(plan, runs[1]), counted(plan, runs[0])
             else:
                 (bare, bare_chunks), (piped, pipe_chunks) = counted(plan, runs[0]), counted(plan, runs[1])
-            piped, retrieve_s = piped
             verifier = CitationVerifier(piped.references)
             grade(bare.final, plan, CitationVerifier(bare.references), out.tallies["bare"])
             before = grade(piped.before_verify, plan, verifier, out.tallies["before"])
@@ -398,12 +392,12 @@ def measure(retrievals: list[tuple[str, Retrieval]], model: ForgetfulModel, retr
                     out.added[kind] += 1
                     out.added["wrong_beside_true"] += kind == "wrong" and truth in before.get(k, ())
             out.reported_added += piped.citations_added
-            if piped.stopped:
-                out.stopped[piped.stopped] = out.stopped.get(piped.stopped, 0) + 1
+            out.stopped.update([piped.stopped] if piped.stopped else [])
             # The fake sleeps between a reply's chunks, not before its first.
-            out.add(bare_s=bare.seconds, pipe_s=piped.seconds, verify_s=piped.verify_s, retrieve_s=retrieve_s,
+            out.add(bare_s=bare.seconds, pipe_s=piped.seconds, verify_s=piped.verify_s, retrieve_s=piped.retrieve_s,
                     calls=piped.calls, extra_refs=piped.extra_refs, searches=piped.searches,
-                    bare_delay_s=chunk_delay * (bare_chunks - 1), pipe_delay_s=chunk_delay * (pipe_chunks - piped.calls))
+                    bare_delay_s=chunk_delay * (bare_chunks - 1),
+                    pipe_delay_s=chunk_delay * (pipe_chunks - piped.calls))
         out.resets = server.resets
     return out
 
@@ -417,9 +411,12 @@ def report(out: Results, model: ForgetfulModel) -> None:
     print("SYNTHETIC: the model is a script (tests/fake_openai.py) that forgets citations; these numbers "
           "measure the loop's machinery, not any real model.")
     b = model.behaviour
+    same = sum(len(p.draft_requests) == 2 and len(set(p.draft_requests)) == 1 for p in model.plans.values())
     print(f"the script's citation habit over every passage sentence it wrote: correct {b['correct']}, none "
           f"{b['none']}, another reference's number {b['wrong']} (rates 50/35/15%; with one reference a wrong "
-          "number is impossible and it writes none). The pipeline's draft is the bare model's answer, word for word.")
+          "number is impossible and it writes none)")
+    print(f"the pipeline's draft request was byte-identical to the bare model's for {same}/{len(model.plans)} "
+          "questions, so its draft is the bare answer word for word")
     labels = {"bare": "bare model (reference run)", "before": "pipeline, last revision before verification",
               "final": "pipeline, final answer (after verification)"}
     print("\n(a) citation-worthy statements (>= 50 chars, >= 4 content stems: the verifier's definition) taken "
@@ -427,6 +424,7 @@ def report(out: Results, model: ForgetfulModel) -> None:
     for name, label in labels.items():
         t = out.tallies[name]
         print(f"  {label:46s} {t.share(t.true_cited):>17s}   (no citation at all: {t.share(t.uncited)})")
+    print("  (the pipeline rows also count the sentence each kept revision added)")
     a = out.added
     total = a["true"] + a["wrong"] + a["on_filler"]
     print("\n(b) citations the verification step added (final answer vs last revision, ground truth):")
@@ -447,34 +445,36 @@ def report(out: Results, model: ForgetfulModel) -> None:
     pairs = out.tallies["final"].true_pair
     print("  the judge on each statement and the passage it truly came from (and on the one sentence it "
           "paraphrases, alone):")
-    for verdict, count in sorted(pairs.items(), key=lambda kv: -kv[1]):
-        print(f"    {verdict}: {count}")
+    for (passage, sentence), count in pairs.most_common():
+        print(f"    {passage} (sentence alone: {sentence}): {count}")
     print(f"  (sentences the grader could not trace to the script: "
           f"{sum(t.unmatched for t in out.tallies.values())})")
 
     v = out.per_answer
+    med, mean = statistics.median, statistics.mean
     extra = [p - q for p, q in zip(v["pipe_s"], v["bare_s"])]
     spread = ", ".join(f"{int(c)} calls: {v['calls'].count(c)}" for c in sorted(set(v["calls"])))
     print("\n(e) cost per answer (bare = one streamed generation call; seconds are wall time on loopback):")
-    print(f"  model calls: bare 1; pipeline mean {statistics.mean(v['calls']):.2f}, max {int(max(v['calls']))} "
-          f"({spread})")
+    print(f"  model calls: bare 1; pipeline mean {mean(v['calls']):.2f}, max {int(max(v['calls']))} ({spread})")
     print(f"  feedback with a search: {int(sum(v['searches']))}/{len(v['searches'])} answers; references it added: "
-          f"mean {statistics.mean(v['extra_refs']):.2f}, answers with any {sum(e > 0 for e in v['extra_refs'])}")
+          f"mean {mean(v['extra_refs']):.2f}, answers with any {sum(e > 0 for e in v['extra_refs'])}")
     for name, key_ in (("bare", "bare_s"), ("pipeline", "pipe_s")):
-        print(f"  {name + ' seconds:':18s} median {statistics.median(v[key_]):.4f}, p90 {pct(v[key_], 0.9):.4f}")
-    print(f"  extra latency (pipeline − bare, same question): median {statistics.median(extra):.4f}s, "
-          f"p90 {pct(extra, 0.9):.4f}s")
-    print(f"  ratio pipeline / bare: of the medians {statistics.median(v['pipe_s']) / statistics.median(v['bare_s']):.2f}, "
-          f"median per question {statistics.median(p / q for p, q in zip(v['pipe_s'], v['bare_s'])):.2f}")
-    print(f"  scripted model delay (sleeps between chunks), mean per answer: bare {statistics.mean(v['bare_delay_s']):.3f}s, "
-          f"pipeline {statistics.mean(v['pipe_delay_s']):.3f}s; the pipeline's extra retrieval: median "
-          f"{1000 * statistics.median(v['retrieve_s']):.2f} ms, mean {1000 * statistics.mean(v['retrieve_s']):.2f} ms")
-    print(f"  loops ended early: {out.stopped or 'none'}; client connections dropped between requests: {out.resets}")
+        print(f"  {name + ' seconds:':18s} median {med(v[key_]):.4f}, p90 {pct(v[key_], 0.9):.4f}")
+    print(f"  extra latency (pipeline − bare, same question): median {med(extra):.4f}s, p90 {pct(extra, 0.9):.4f}s")
+    print(f"  ratio pipeline / bare: of the medians {med(v['pipe_s']) / med(v['bare_s']):.2f}, "
+          f"median per question {med(p / q for p, q in zip(v['pipe_s'], v['bare_s'])):.2f}")
+    print(f"  scripted model delay (sleeps between chunks), mean per answer: bare {mean(v['bare_delay_s']):.3f}s, "
+          f"pipeline {mean(v['pipe_delay_s']):.3f}s")
+    print(f"  unscripted remainder (mean seconds − mean scripted delay): bare "
+          f"{mean(v['bare_s']) - mean(v['bare_delay_s']):.4f}s, pipeline "
+          f"{mean(v['pipe_s']) - mean(v['pipe_delay_s']):.4f}s, of which the loop's extra retrieval: median "
+          f"{1000 * med(v['retrieve_s']):.2f} ms, mean {1000 * mean(v['retrieve_s']):.2f} ms")
+    print(f"  loops ended early: {dict(out.stopped) or 'none'}; "
+          f"client connections dropped between requests: {out.resets}")
     print("\n(f) the verification step's own time per answer (from its status delta to the loop's report: "
           "clean_answer + CitationVerifier.verify):")
-    print(f"  median {1000 * statistics.median(v['verify_s']):.2f} ms, p90 {1000 * pct(v['verify_s'], 0.9):.2f} ms, "
+    print(f"  median {1000 * med(v['verify_s']):.2f} ms, p90 {1000 * pct(v['verify_s'], 0.9):.2f} ms, "
           f"max {1000 * max(v['verify_s']):.2f} ms")
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -490,13 +490,13 @@ def main(argv: list[str] | None = None) -> int:
     rows = rows[: args.n] if args.n else rows
     settings = Settings()
     retriever = TimedRetriever(open_retriever(settings))
-    retrievals, skipped = [], {}
+    retrievals, skipped = [], Counter()
     for row in rows:
         got = retriever.retrieve(row["question"])
         if got.references:
             retrievals.append((row["id"], got))
         else:
-            skipped[got.note or "(no note)"] = skipped.get(got.note or "(no note)", 0) + 1
+            skipped[got.note or "(no note)"] += 1
     print(f"{len(rows)} labelled questions ({QUESTIONS.relative_to(ROOT)}); retriever {got.backend}, opened as the "
           f"app opens it (open_retriever(Settings()))")
     print(f"skipped {sum(skipped.values())} that it found no references for, with the retriever's note:")
@@ -505,7 +505,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"measured on {len(retrievals)} questions; seed {args.seed}; {args.sentences} passage sentences + 1 filler "
           f"per draft; feedback searches for {100 * args.feedback_rate:.0f}% of questions; scripted delay "
           f"{args.chunk_delay}s between {args.chunk_chars}-character chunks\n")
-    model = ForgetfulModel(args.seed, Habits(), args.sentences, args.chunk_chars, args.feedback_rate)
+    model = ForgetfulModel(args.seed, args.sentences, args.chunk_chars, args.feedback_rate)
     started = time.perf_counter()
     out = measure(retrievals, model, retriever, args.chunk_delay, settings.generation_timeout_s)
     report(out, model)
