@@ -156,9 +156,6 @@ def test_every_checked_statement_is_supported_added_or_unsupported():
     assert result.checked == result.supported + result.added + result.unsupported == 4
 
 
-@pytest.mark.xfail(strict=True, reason="support() compares polarity with the whole passage, not the matching "
-                                       "sentence: a negation elsewhere in the passage makes a faithful copy "
-                                       "'contradicting' (reported to the verifier's owner)")
 def test_a_negation_elsewhere_in_the_passage_does_not_unmake_support():
     passage = f"{GRAPHENE} Earlier attempts did not produce stable films."
     result = verifier(ref(1, passage)).verify(f"{ON_GRAPHENE[:-1]} [1].")

@@ -105,21 +105,28 @@ class CitationVerifier:
 def with_citation(sentence: str, number: int) -> str:
     """``sentence`` with ``[number]`` after its last citation, before its closing punctuation.
 
-    Read from the end, by hand: a regular expression anchored at the end still scans from the start,
-    and a hostile run of citations would make that quadratic."""
-    stripped = sentence.rstrip()
-    space = sentence[len(stripped):]
-    body = stripped.rstrip("\"'”’)")
-    closing = stripped[len(body):]
-    punct = body[-1] if body and body[-1] in ".!?" else ""
-    body = body[: len(body) - len(punct)]
-    cites_end = len(body)
-    while body.endswith("]"):
-        start = body.rfind("[")
-        inner = body[start + 1 : -1]
-        if start < 0 or not inner.isdigit() or len(inner) > 4:
+    Read from the end by index, slicing once: a regular expression anchored at the end still scans
+    from the start, and a hostile run of citations would make either quadratic."""
+    end = len(sentence.rstrip())
+    space = sentence[end:]
+    closing_start = end
+    while closing_start > 0 and sentence[closing_start - 1] in "\"'”’)":
+        closing_start -= 1
+    punct_start = closing_start - 1 if closing_start > 0 and sentence[closing_start - 1] in ".!?" else closing_start
+    cites_end = body_end = punct_start
+    while True:  # step back over "[n]" groups and the spaces between them
+        k = body_end
+        while k > 0 and sentence[k - 1] in " \t":
+            k -= 1
+        if k == 0 or sentence[k - 1] != "]":
             break
-        body = body[:start].rstrip()
-    cites = stripped[len(body) : cites_end].strip()
-    marker = f" {cites}[{number}]" if cites else f" [{number}]"
-    return f"{body.rstrip()}{marker}{punct}{closing}{space}"
+        start = sentence.rfind("[", max(0, k - 6), k - 1)
+        if start < 0 or not sentence[start + 1 : k - 1].isdigit():
+            break
+        body_end = start
+    body = sentence[:body_end].rstrip()
+    cites = sentence[body_end:cites_end].strip()
+    marker = f"{cites}[{number}]" if cites else f"[{number}]"
+    if body:
+        marker = f" {marker}"
+    return f"{body}{marker}{sentence[punct_start:closing_start]}{sentence[closing_start:end]}{space}"
