@@ -28,8 +28,9 @@ from sciarena.ui.leaderboard_tab import LeaderboardTab
 from sciarena.votes.voter import CONSENT_LABEL
 
 CSS = """
-.answer-box { min-height: 14rem; padding: 0.75rem 1rem; border: 1px solid var(--border-color-primary);
-              border-radius: 8px; overflow-wrap: anywhere; }
+/* Gradio puts elem_classes on the block and again on the Markdown inside it: one frame, on the block. */
+.block.answer-box { min-height: 14rem; padding: 0.75rem 1rem; border: 1px solid var(--border-color-primary);
+                   border-radius: 8px; overflow-wrap: anywhere; }
 .answer-box p { line-height: 1.6; }
 #model-names { font-size: 1.05rem; }
 #status { color: var(--body-text-color-subdued); }
@@ -39,14 +40,19 @@ CSS = """
 /* The vote buttons stay in reach while the answers are read: at 390 px two full answers are several
    screens long. Sticky, not fixed, so the bar takes its own place at the end and hides nothing there.
    Gradio's container clips with overflow: hidden, which would make it the bar's scroll box and stop the
-   bar from sticking; clip cuts the same overflow without being a scroll box. */
+   bar from sticking; clip cuts the same overflow without being a scroll box. Its z-index is above the
+   reason box's label (Gradio gives labels 40), which otherwise showed through the bar scrolling under it. */
 .gradio-container { overflow: clip !important; }
-#vote-bar { position: sticky; bottom: 0; z-index: 20; background: var(--background-fill-primary);
+#vote-bar { position: sticky; bottom: 0; z-index: 41; background: var(--background-fill-primary);
             border-top: 1px solid var(--border-color-primary); box-shadow: 0 -6px 14px rgba(0, 0, 0, 0.08);
             padding: 0.5rem 0.6rem; gap: 0.4rem; }
 #vote-bar .vote-buttons { flex-wrap: wrap; gap: 0.4rem; }
 #vote-bar .vote-buttons button { flex: 1 1 8rem; min-width: 0 !important; }
 @media (max-width: 640px) { #vote-bar .vote-buttons button { flex-basis: 40%; padding: 0.4rem; } }
+/* Once the names are revealed the consent box and the (closed) buttons have done their work; on a phone
+   they would keep a long reveal (a pipeline's summary) covering most of the screen, so they step aside
+   until the next battle blanks the reveal. */
+@media (max-width: 640px) { #vote-bar:has(#model-names li) :is(.consent-row, .vote-buttons) { display: none; } }
 """
 
 # Runs once per page load, in the browser (demo.load(js=...)): the lasting voter key — 128 random bits

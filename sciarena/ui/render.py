@@ -63,7 +63,11 @@ details.reference > summary { cursor: pointer; }
 details.reference .ref-passage { margin: 0.4rem 0 0.2rem 1.1rem; font-size: 0.92em; }
 details.reference .ref-passage p { margin: 0.3rem 0; }
 details.reference.ref-flash { border-left-color: var(--color-accent); background: var(--color-accent-soft); }
-.answer-box .step-status { margin: 0 0 0.5rem; font-size: 0.85em; color: var(--body-text-color-subdued); }
+/* A multi-step contestant's current step: a tinted note in the body text's colour (the subdued grey
+   was 2.4:1 on the light theme's background), as wide as its words, wrapping on a phone. */
+.answer-box .step-status { width: fit-content; max-width: 100%; margin: 0 0 0.6rem; padding: 0.15rem 0.6rem;
+                           border-radius: 6px; background: var(--color-accent-soft); color: var(--body-text-color);
+                           font-size: 0.9em; line-height: 1.5; }
 """
 
 # Delegated, so it survives Gradio re-rendering the Markdown on every streamed update. It relies

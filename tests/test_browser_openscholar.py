@@ -1,0 +1,180 @@
+"""The OpenScholar-style pipeline as a reader sees it, in Chromium: its step shows above its answer
+while it works and is gone once the answer is complete, a citation of a paper it found with its own
+search opens that paper's entry under its answer, and the reveal names the pipeline and its base.
+
+The base model "Loop Base" (tests/fake_openai.py, answering by step as in test_openscholar.py)
+battles the pipeline around itself, over the bundled demo corpus. The feedback step waits on a gate
+the test opens once it has seen the page mid-run, so the streaming state is looked at, not raced.
+Screenshots land in test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from dataclasses import replace
+
+import pytest
+
+from arena_server import running_arena
+from browser_support import ARTIFACTS, chromium
+from fake_openai import FakeOpenAI
+from test_openscholar import StepScript
+from sciarena.config import Settings
+from sciarena.services import build_services
+
+pytestmark = pytest.mark.browser
+
+QUESTION = "How does retrieval-augmented generation reduce hallucination in large language models?"
+OFFLINE = ("Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)")
+PIPELINE = "OpenScholar-style (Loop Base)"
+GATE_S = 20.0  # a gate the test never opens fails the test instead of hanging it
+REVEALED = "() => document.querySelector('#model-names').innerText.includes('Model A:')"
+VOTES_OPEN = "() => !document.querySelector('#vote-a').disabled"
+
+DRAFT = (
+    "## Grounding the answer\n\n"
+    "Retrieval-augmented generation conditions a language model on passages fetched from an external corpus, so "
+    "that its claims rest on retrieved text rather than on what it memorised in pre-training [1]. Surveys of "
+    "hallucination name unsupported generation as a central failure of large models [5].\n\n"
+    "## Learning when to retrieve\n\n"
+    "Self-RAG trains the model to decide when to retrieve and to critique its own output, which improves "
+    "factuality and citation accuracy over plain retrieval [2]. The original formulation joined a dense retriever "
+    "to a sequence-to-sequence generator and trained both end to end [3].\n\n"
+    "## Scientific literature\n\n"
+    "OpenScholar carries the idea to scientific papers and revises its answers with self-feedback [4].")
+SEARCH = "dense passage retrieval open-domain question answering"  # finds papers the battle was not given
+FEEDBACK = json.dumps({"feedback": [{"issue": "Say how the passages are found.", "search": SEARCH}]})
+REVISED = DRAFT + (
+    "\n\n## Finding the passages\n\n"
+    "Dense passage retrieval encodes questions and passages in one vector space and beats lexical search on "
+    "open-domain question answering [6], though zero-shot benchmarks show dense models do not always carry "
+    "over to new domains [7].")
+
+
+# The text colour of an element and the first opaque background behind it, as "rgb(r, g, b)" strings.
+COLOURS_JS = """e => {
+  let back = e;
+  while (back && !/^rgb\\(/.test(getComputedStyle(back).backgroundColor)) back = back.parentElement;
+  return [getComputedStyle(e).color, back ? getComputedStyle(back).backgroundColor : "rgb(255, 255, 255)"];
+}"""
+
+
+def contrast(colours: list[str]) -> float:
+    """WCAG 2 contrast ratio of two "rgb(r, g, b)" colours."""
+    def luminance(colour: str) -> float:
+        channels = [int(c) / 255 for c in re.findall(r"\d+", colour)[:3]]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    light, dark = sorted(map(luminance, colours), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("openscholar")
+    catalogue = tmp / "models.json"
+    with FakeOpenAI() as server:
+        catalogue.write_text(json.dumps({
+            "endpoints": {"loop": {"base_url": server.base_url, "key_env": "LOOP_API_KEY"}},
+            "models": [{"name": "Loop Base", "provider": "loop", "model_id": "base"},
+                       {"pipeline": "openscholar", "base": "Loop Base"},
+                       *({"name": name, "enabled": False} for name in OFFLINE)],
+        }))
+        settings = Settings.from_env({"LOOP_API_KEY": "sk-test", "SCIARENA_MODELS": str(catalogue)})
+        services = build_services(replace(settings, data_dir=tmp / "data", seed=0, generation_timeout_s=30))
+        assert {m.name for m in services.pool.active} == {"Loop Base", PIPELINE}
+        with running_arena(tmp / "data", services=services) as running:
+            yield running, server
+
+
+@pytest.fixture
+def gated_script(arena):
+    """A fresh script for this battle whose feedback step waits for ``gate``."""
+    script = StepScript(DRAFT, FEEDBACK, (REVISED,))
+    gate = threading.Event()
+    script.hooks["feedback"].append(lambda: gate.wait(GATE_S))
+    arena[1].add_script("base", respond=script, usage="always", chunk_delay_s=0.01)
+    yield script, gate
+    gate.set()  # a failed test must not leave the server's handler waiting
+
+
+@pytest.mark.parametrize("width,height", [(1280, 900), (390, 844)], ids=["1280", "390"])
+def test_the_pipeline_shows_its_step_cites_what_it_found_and_is_named_after_the_vote(
+        browser, arena, gated_script, width, height):
+    script, gate = gated_script
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(arena[0].url, wait_until="domcontentloaded")
+    page.locator("#send").wait_for(timeout=30_000)
+    page.locator("#consent input").check()
+    page.locator("#question textarea").fill(QUESTION)
+    page.locator("#send").click()
+
+    # Mid-run: the pipeline has drafted and waits in its feedback step; its step is named above its text.
+    page.wait_for_function("() => document.querySelector('.answer-box .step-status')", timeout=20_000)
+    side = page.evaluate("() => document.querySelector('.step-status').closest('[id^=answer-]').id").removeprefix("answer-")
+    other = "b" if side == "a" else "a"
+    answer = page.locator(f"#answer-{side}")
+    page.wait_for_function(f"""() => {{
+      const box = document.querySelector('#answer-{side}');
+      return box.querySelector('.step-status')?.innerText.includes('Reviewing the draft')
+        && box.innerText.includes('revises its answers');
+    }}""", timeout=20_000)
+    status = answer.locator(".step-status")
+    assert contrast(status.evaluate(COLOURS_JS)) >= 4.5, "the step line is too faint to read"
+    heading = answer.locator("h2").first.bounding_box()
+    assert status.bounding_box()["y"] + status.bounding_box()["height"] <= heading["y"], "the step is not above the text"
+    assert page.locator(f"#answer-{other} .step-status").count() == 0, "the bare model shows a step"
+    assert page.locator("#vote-a").is_disabled()
+    answer.evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.screenshot(path=str(ARTIFACTS / f"openscholar-{width}-streaming.png"))
+    gate.set()
+
+    # Complete: no step line anywhere; the revision cites papers numbered after the battle's own.
+    page.wait_for_function(VOTES_OPEN, timeout=30_000)
+    assert page.locator(".step-status").count() == 0, "a step line outlived the answer"
+    given = int(re.search(r"from (\d+) papers", page.locator("#status").inner_text()).group(1))
+    numbers = [int(text.strip("[]")) for text in answer.locator("a.cite").all_inner_texts()]
+    added = sorted({n for n in numbers if n > given})
+    assert added, f"no citation of an added reference in {numbers} (the battle gave {given})"
+    number = added[0]
+    assert page.locator(f"#references-{other} details.ref-{number}").count() == 0
+
+    entry = page.locator(f"#references-{side} details.ref-{number}")
+    assert not entry.evaluate("e => e.open")
+    answer.locator(f"a.cite[href='#ref-{number}']").first.click()
+    passage = entry.locator(".ref-passage p").first
+    passage.wait_for(state="visible", timeout=5_000)
+    assert entry.evaluate("e => e.open")
+    assert "found with its own search" in entry.inner_text()
+    # The passage is one the pipeline's search found and showed its revision, not one both models were given.
+    shown = " ".join(passage.inner_text().split())[:80]
+    assert len(shown) > 40 and shown in " ".join(script.seen["refine"][0].split())
+    assert shown not in " ".join(script.seen["draft"][0].split())
+    summary = entry.locator("summary").bounding_box()
+    assert 0 <= summary["y"] < height, "the opened entry is out of sight"
+    page.screenshot(path=str(ARTIFACTS / f"openscholar-{width}-opened.png"))
+
+    # The vote reveals the pipeline, its base and what it did.
+    page.locator(f"#vote-{side}").click()
+    page.wait_for_function(REVEALED, timeout=15_000)
+    reveal = page.locator("#model-names").inner_text()
+    named = re.search(rf"Model {side.upper()}: (.*)", reveal).group(1)
+    assert named.startswith(f"{PIPELINE} — a pipeline around Loop Base")
+    assert "3 model calls; 1 revision kept" in named, named
+    assert re.search(rf"Model {other.upper()}: Loop Base\s*$", reveal, re.MULTILINE), reveal
+    bar = page.locator("#vote-bar").bounding_box()
+    assert bar["y"] + bar["height"] <= height, "the reveal is out of sight"
+    if width < 640:  # a phone: the closed controls step aside so the long reveal leaves the answers in view
+        assert not page.locator("#vote-a").is_visible() and bar["height"] < height / 2, bar
+    else:
+        assert page.locator("#vote-a").is_visible()
+    page.screenshot(path=str(ARTIFACTS / f"openscholar-{width}-revealed.png"))
+    page.close()
