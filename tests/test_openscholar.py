@@ -252,7 +252,7 @@ def test_the_page_shows_the_step_line_escaped_and_the_reveal_sums_the_steps(fake
     from sciarena.ui import render
 
     line = render.answer_markdown("Draft so far [1].", status="Searching for more papers: <b>x</b>")
-    assert line.startswith('<p class="step-status">⏳ Searching for more papers: &lt;b&gt;x&lt;/b&gt;…</p>')
+    assert line.startswith('<p class="step-status">Searching for more papers: &lt;b&gt;x&lt;/b&gt;…</p>')
     assert render.answer_markdown("", status="Writing a first draft").count("step-status") == 1
     fake_openai.add_script("base", respond=StepScript(DRAFT, FEEDBACK, (REVISED,)))
     battle = run_side(pipeline(fake_openai), pipeline_spec(base_spec()))[-1].battle

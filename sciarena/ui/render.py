@@ -68,6 +68,16 @@ details.reference.ref-flash { border-left-color: var(--color-accent); background
 .answer-box .step-status { width: fit-content; max-width: 100%; margin: 0 0 0.6rem; padding: 0.15rem 0.6rem;
                            border-radius: 6px; background: var(--color-accent-soft); color: var(--body-text-color);
                            font-size: 0.9em; line-height: 1.5; }
+/* A pulsing dot instead of an emoji, which a machine without an emoji font draws as an empty box. */
+.answer-box .step-status::before { content: ""; display: inline-block; width: 0.55em; height: 0.55em;
+                                   margin-right: 0.45em; border-radius: 50%; background: var(--color-accent);
+                                   animation: step-pulse 1.2s ease-in-out infinite; }
+@keyframes step-pulse { 50% { opacity: 0.3; } }
+@media (prefers-reduced-motion: reduce) { .answer-box .step-status::before { animation: none; } }
+/* References an answer found with its own search (a pipeline's), marked in the closed list too. */
+details.reference.ref-own > summary::after { content: "found by this answer"; margin-left: 0.4rem;
+                                             padding: 0 0.4rem; border-radius: 4px; font-size: 0.8em;
+                                             background: var(--color-accent-soft); }
 """
 
 # Delegated, so it survives Gradio re-rendering the Markdown on every streamed update. It relies
@@ -138,7 +148,7 @@ def answer_markdown(text: str, error: str | None = None, references: Sequence[Re
         note = f"**⚠ {escape(error)}** This battle cannot be voted on; please start a new battle."
         return f"{body}\n\n{note}" if body else note
     if status:
-        line = f'<p class="step-status">⏳ {escape_html(status)}…</p>'
+        line = f'<p class="step-status">{escape_html(status)}…</p>'
         return f"{line}\n\n{body}" if body else line
     return body or "*Waiting for the answer…*"
 
@@ -292,7 +302,8 @@ def reference_entry(ref: Reference, own: bool = False) -> str:
     passage text be read as Markdown."""
     passages = "".join(f"<p>{escape_html(p.text)}</p>" for p in sorted(ref.passages, key=lambda p: p.position))
     given = "Passage this answer found with its own search:" if own else "Passage given to both models:"
-    return (f'<details class="reference ref-{ref.number}"><summary>{reference_line(ref)}</summary>'
+    kind = "reference ref-own" if own else "reference"
+    return (f'<details class="{kind} ref-{ref.number}"><summary>{reference_line(ref)}</summary>'
             f'<div class="ref-passage"><i>{given}</i>{passages}</div></details>')
 
 
@@ -345,12 +356,12 @@ def retrieval_status(retrieval: Retrieval) -> str:
 
 def model_label(spec: ModelSpec) -> str:
     label = escape(spec.name)
+    offline = " — an offline baseline algorithm, not a language model"
     if spec.base is not None:
-        label += (f" — a pipeline around {escape(spec.base.name)}: draft, self-feedback, extra retrieval, "
-                  "revision and a citation check")
-    if spec.offline:
-        label += " — an offline baseline algorithm, not a language model"
-    return label
+        base = escape(spec.base.name) + (", itself an offline baseline algorithm" if spec.base.offline else "")
+        return (f"{label} — a pipeline around {base}: draft, self-feedback, extra retrieval, revision and a "
+                "citation check")
+    return label + offline if spec.offline else label
 
 
 def pipeline_summary(report: PipelineReport | None) -> str:
