@@ -33,7 +33,7 @@ from sciarena.config import PACKAGE_DIR, Settings  # noqa: E402
 from sciarena.errors import SciArenaError  # noqa: E402
 from sciarena.labelling.attribution import SUPPORTING, LexicalJudge, side_pairs  # noqa: E402
 from sciarena.postprocess import cited_numbers, clean_answer, normalise_citations, strip_reasoning  # noqa: E402
-from sciarena.prompting import build_messages  # noqa: E402
+from sciarena.prompting import GENERATION_SYSTEM_PROMPT, build_messages  # noqa: E402
 from sciarena.providers.local_gguf import LocalGGUFProvider, packaged_smollm2_path, xllamacpp_installed  # noqa: E402
 from sciarena.providers.offline import OfflineProvider  # noqa: E402
 from sciarena.retrieval.choose import open_retriever  # noqa: E402
@@ -82,6 +82,20 @@ class Run:
         if not self.output_tokens or self.first_token_s is None or self.stream_s <= self.first_token_s:
             return None
         return self.output_tokens / (self.stream_s - self.first_token_s)
+
+
+ECHO_WORDS = 8  # a run this long copied from the instructions is an echo, not a coincidence
+_PROMPT_LABELS = ("Title:", "Relevant passages:", "Reference list")  # the user turn's field labels
+
+
+def shingles(text: str, size: int = ECHO_WORDS) -> set[tuple[str, ...]]:
+    words = [w.strip(".,;:()\"'").casefold() for w in text.split()]
+    return {tuple(words[k : k + size]) for k in range(len(words) - size + 1)}
+
+
+def echoes_prompt(text: str, prompt_shingles: set[tuple[str, ...]]) -> bool:
+    """True when the answer repeats the instructions or the reference list's labels instead of answering."""
+    return any(label in text for label in _PROMPT_LABELS) or bool(shingles(text) & prompt_shingles)
 
 
 def load_questions(path: Path = QUESTIONS) -> list[str]:
@@ -142,6 +156,7 @@ def summarise(label: str, runs: Sequence[Run]) -> dict[str, float]:
     raw_cites = sum(len(r.raw_cited) for r in ok)
     valid = sum(sum(1 for n in r.raw_cited if 1 <= n <= r.n_refs) for r in ok)
     pairs, supporting = sum(r.pairs for r in ok), sum(r.supporting for r in ok)
+    echoed = sum(echoes_prompt(r.text, shingles(GENERATION_SYSTEM_PROMPT)) for r in ok)
     capped = sum(r.output_tokens is not None and r.output_tokens >= MAX_TOKENS for r in ok)
     print(f"\n== {label}: {len(ok)} answers, {len(runs) - len(ok)} failed; 1-min load average at its answers "
           f"median {quantile([r.load for r in runs], .5):.2f}, max {max(r.load for r in runs):.2f}")
@@ -158,6 +173,8 @@ def summarise(label: str, runs: Sequence[Run]) -> dict[str, float]:
     words = [r.words for r in ok]
     print(f"  answer length (words)     median {quantile(words, .5):.0f}   min {min(words, default=0)}"
           f"   max {max(words, default=0)}")
+    print(f"  answers echoing the prompt {share(echoed, len(ok))}   (an {ECHO_WORDS}-word run of the instructions, "
+          "or 'Title:' / 'Relevant passages:' / 'Reference list' copied)")
     print(f"  answers citing >= 1 ref   {share(sum(bool(r.cited) for r in ok), len(ok))}   (after cleaning)")
     print(f"  citations to a real ref   {share(valid, raw_cites)}   (distinct numbers per raw answer; "
           "cleaning drops the rest)")
