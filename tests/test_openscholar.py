@@ -295,3 +295,12 @@ def test_an_abandoned_battle_stops_the_loop_before_its_next_call(fake_openai):
     # Longer than the feedback hook: a loop still running would have asked for its revision by now.
     threading.Event().wait(2.0)
     assert script.seen["refine"] == [] and len(fake_openai.requests("base")) == 2
+
+
+def test_no_feedback_items_allowed_is_the_draft_then_the_check(fake_openai):
+    forgetful = "The Transformer dispenses with recurrence and relies on self-attention to relate positions."
+    script = StepScript(forgetful, FEEDBACK, (REVISED,))
+    fake_openai.add_script("base", respond=script)
+    final = run_side(pipeline(fake_openai), pipeline_spec(base_spec(), max_feedback=0))[-1].battle.side_a
+    assert final.report.steps == ("draft", "verify") and final.report.calls == 1
+    assert script.seen["feedback"] == [] and final.answer.cited == (1,)  # the check cited the draft's claim

@@ -105,7 +105,8 @@ class OpenScholarLoop:
         answer = yield from self._call("draft", self.request, show=True, timeout_s=self.timeout_s)
         stopped = ""
         try:
-            items = yield from self._feedback(answer)
+            # max_feedback 0 is the paper's "no feedback" ablation: the draft, then the citation check.
+            items = (yield from self._feedback(answer)) if self.budget.max_feedback else ()
             for number, item in enumerate(items, start=1):
                 answer = yield from self._incorporate(answer, item, number, len(items))
         except _Stop as why:
