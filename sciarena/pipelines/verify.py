@@ -43,11 +43,17 @@ class CitationVerifier:
         self.judge = judge or LexicalJudge()
         self.by_number = {r.number: r for r in references}
         self._passages = {r.number: [self._analysed(p.text) for p in r.passages] for r in references}
+        self._last_claim: tuple[str, frozenset[str]] = ("", frozenset())
 
     def _analysed(self, text: str) -> tuple[frozenset[str], list[tuple[str, frozenset[str]]]]:
         """A passage's stems, and each of its sentences with its own."""
         sentences = [text[a:b] for a, b in sentence_spans(text) if text[a:b].strip()]
         return self.judge.stems(text), [(s, self.judge.stems(s)) for s in sentences]
+
+    def _claim_stems(self, claim: str) -> frozenset[str]:
+        if claim != self._last_claim[0]:  # a statement is checked against every reference in turn
+            self._last_claim = (claim, self.judge.stems(claim))
+        return self._last_claim[1]
 
     def support(self, claim: str, number: int) -> float:
         """How well reference ``number`` backs ``claim``: the best overlap of its passages (0 below the
@@ -56,10 +62,12 @@ class CitationVerifier:
         Polarity is compared with the passage sentence closest to the claim, not the whole passage: a
         passage's negations elsewhere say nothing about this claim (the whole-passage cue called a
         verbatim copy "contradicting" on the demo corpus)."""
-        wanted = self.judge.stems(claim)
+        wanted = self._claim_stems(claim)
+        if not wanted:
+            return 0.0
         best = 0.0
         for stems, sentences in self._passages.get(number, ()):
-            overlap = self.judge.overlap(claim, stems)
+            overlap = len(wanted & stems) / len(wanted)  # the judge's overlap, the claim's stems computed once
             if overlap < self.judge.threshold or overlap <= best:
                 continue
             closest = max(sentences, key=lambda s: len(wanted & s[1]), default=("", frozenset()))[0]
@@ -81,7 +89,7 @@ class CitationVerifier:
             for start, end in sentence_spans(line):
                 sentence = line[start:end]
                 claim = Pair(sentence=sentence, citation="", passage="").claim
-                if len(claim) < MIN_STATEMENT_CHARS or len(self.judge.stems(claim)) < MIN_CONTENT_STEMS:
+                if len(claim) < MIN_STATEMENT_CHARS or len(self._claim_stems(claim)) < MIN_CONTENT_STEMS:
                     pieces.append(sentence)
                     continue
                 checked += 1
