@@ -168,7 +168,7 @@ def test_the_pipeline_shows_its_step_cites_what_it_found_and_is_named_after_the_
     reveal = page.locator("#model-names").inner_text()
     named = re.search(rf"Model {side.upper()}: (.*)", reveal).group(1)
     assert named.startswith(f"{PIPELINE} — a pipeline around Loop Base")
-    assert "3 model calls; 1 revision kept" in named, named
+    assert "3 calls to its base; 1 revision kept" in named, named
     assert re.search(rf"Model {other.upper()}: Loop Base\s*$", reveal, re.MULTILINE), reveal
     bar = page.locator("#vote-bar").bounding_box()
     assert bar["y"] + bar["height"] <= height, "the reveal is out of sight"

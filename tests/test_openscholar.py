@@ -258,7 +258,7 @@ def test_the_page_shows_the_step_line_escaped_and_the_reveal_sums_the_steps(fake
     battle = run_side(pipeline(fake_openai), pipeline_spec(base_spec()))[-1].battle
     reveal = render.reveal_markdown(battle, "A")
     assert "OpenScholar-style (Loop Base) — a pipeline around Loop Base" in reveal
-    assert "3 model calls; 1 revision kept; 2 extra passages" in reveal
+    assert "3 calls to its base; 1 revision kept; 2 extra passages" in reveal
     assert "Baseline — an offline baseline algorithm" in reveal
 
 

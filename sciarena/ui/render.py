@@ -368,7 +368,7 @@ def pipeline_summary(report: PipelineReport | None) -> str:
     """What a pipeline did for this answer, in one line (empty for a plain model)."""
     if report is None:
         return ""
-    parts = [f"{report.calls} model call{'s' * (report.calls != 1)}",
+    parts = [f"{report.calls} call{'s' * (report.calls != 1)} to its base",
              f"{report.revisions_kept} revision{'s' * (report.revisions_kept != 1)} kept"]
     if report.extra_passages:
         parts.append(f"{report.extra_passages} extra passage{'s' * (report.extra_passages != 1)}")
