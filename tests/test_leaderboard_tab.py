@@ -156,3 +156,32 @@ def test_the_data_section_without_votes_says_so(scripted, make_services):
     scripted.add("b", "B [1].")
     tab, view = built(make_services())
     assert "No votes yet" in tab.data()
+
+
+def test_a_pipeline_is_shown_against_its_own_base_model(tmp_path):
+    from sciarena.config import Settings
+    from sciarena.services import build_services
+
+    services = build_services(Settings(data_dir=tmp_path / "data", seed=0))
+    pipeline, base = "OpenScholar-style (Extractive-MMR, offline)", "Extractive-MMR (offline)"
+    choices = ("A", "B", "tie", "bad", "A", "A", "B", "A", "tie", "A", "B", "A")
+    vote(services, choices, question="How do transformers use self-attention to replace recurrence?")
+    records = list(services.arena.store.records())
+    direct = [r for r in records if {r["modelA"], r["modelB"]} == {pipeline, base}]
+    assert direct, "the seeded draw should pit the pipeline against its base at least once"
+    points = [{"A": 1.0, "B": 0.0}.get(r["vote"], 0.5) if r["modelA"] == pipeline
+              else {"A": 0.0, "B": 1.0}.get(r["vote"], 0.5) for r in direct]
+    tab, view = built(services)
+    html = tab.refresh(view)[view.pipelines_info]
+    assert f"<td>{pipeline}</td><td>{base}</td>" in html.replace("&#x27;", "'")
+    assert f'<td class="num">{len(direct)}</td>' in html
+    assert f"{sum(points) / len(points):.2f} (" in html  # the score, then its interval
+
+
+def test_no_pipeline_in_the_catalogue_no_pipeline_section(scripted, make_services):
+    scripted.add("alpha", "Alpha [1].")
+    scripted.add("beta", "Beta [1].")
+    services = make_services()
+    vote(services, ("A",))
+    tab, view = built(services)
+    assert tab.refresh(view)[view.pipelines_info] == ""

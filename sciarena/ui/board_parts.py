@@ -6,12 +6,14 @@ from the memo.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import gradio as gr
 
 from sciarena.leaderboard.board import ELO_VS_BT, OVERALL, Board
+from sciarena.leaderboard.views import pair_record
 from sciarena.leaderboard.plots import (
     battle_count_html,
     history_svg,
@@ -45,24 +47,26 @@ class BoardView:
     refresh: gr.Button
     data_section: gr.Accordion  # closed; filled when opened (LeaderboardTab.data), never by refresh
     data_plot: gr.HTML
+    pipelines_info: gr.HTML  # pipelines against their base models (its section shows only when there are any)
 
     @property
     def outputs(self) -> list[Any]:
         return [self.summary, self.view_select, self.table, self.style_info, self.ratings_plot, self.win_plot,
-                self.battles_plot, self.elo_info, self.history_plot, self.csv, self.json]
+                self.battles_plot, self.elo_info, self.history_plot, self.csv, self.json, self.pipelines_info]
 
     def empty(self, message: str) -> dict[Any, Any]:
         return {self.summary: f"*{message}*", self.view_select: gr.update(), self.table: "",
                 self.style_info: "", self.ratings_plot: "", self.win_plot: "", self.battles_plot: "",
-                self.elo_info: "", self.history_plot: "", self.csv: None, self.json: None}
+                self.elo_info: "", self.history_plot: "", self.csv: None, self.json: None, self.pipelines_info: ""}
 
 
 def _chart(elem_id: str) -> gr.HTML:
     return gr.HTML("", elem_id=elem_id, css_template=board_html.CSS, js_on_load=None)
 
 
-def build_layout(method: str) -> BoardView:
-    """Components of the tab, in page order (inside a Blocks context)."""
+def build_layout(method: str, pipelines: bool = False) -> BoardView:
+    """Components of the tab, in page order (inside a Blocks context); ``pipelines``: the catalogue has
+    pipeline contestants, so the section comparing each with its base model is shown."""
     with gr.Row(equal_height=True):
         view_select = gr.Dropdown(choices=[("Overall", OVERALL)], value=OVERALL, label="View", scale=3,
                                   min_width=200, elem_id="board-view")
@@ -85,6 +89,9 @@ def build_layout(method: str) -> BoardView:
     with gr.Accordion("Head-to-head: win rates and battle counts", open=False, elem_id="board-h2h"):
         win_plot = _chart("winrate-plot")
         battles_plot = _chart("battles-plot")
+    with gr.Accordion("Pipelines against their base models", open=False, elem_id="board-pipelines",
+                      visible=pipelines):
+        pipelines_info = gr.HTML("", elem_id="board-pipelines-info", css_template=board_html.CSS, js_on_load=None)
     with gr.Accordion("Online Elo beside Bradley–Terry", open=False, elem_id="board-elo"):
         elo_info = gr.HTML("", elem_id="board-elo-info", css_template=board_html.CSS, js_on_load=None)
     with gr.Accordion("Over time: rating history", open=False, elem_id="board-history"):
@@ -96,7 +103,8 @@ def build_layout(method: str) -> BoardView:
     return BoardView(summary=summary, view_select=view_select, style=style, rating=rating, all_columns=all_columns,
                      table=table, style_info=style_info, csv=csv, json=json, ratings_plot=ratings_plot,
                      win_plot=win_plot, battles_plot=battles_plot, elo_info=elo_info, history_plot=history_plot,
-                     refresh=refresh, data_section=data_section, data_plot=data_plot)
+                     refresh=refresh, data_section=data_section, data_plot=data_plot,
+                     pipelines_info=pipelines_info)
 
 
 def charts(board: Board) -> dict[str, str]:
@@ -125,6 +133,31 @@ def style_html(board: Board, asked: bool) -> str:
     intro = (f"<strong>Style control</strong> ({lb.style_votes_used:,} votes carry the features): "
              "γ &gt; 0 means voters favour the side with more of it.")
     return board_html.simple_table(("Feature", "γ", "95% CI"), rows, numeric=(1, 2), intro=intro, notes=lb.notes)
+
+
+PIPELINES_INTRO = ("Each pipeline (an OpenScholar-style loop around a model) against the very model it wraps, "
+                   "in the battles where the two met (a drawn pipeline meets its base half the time). "
+                   "<strong>Score</strong>: the pipeline's share of the points, a tie or <em>both bad</em> "
+                   "counting half; 95% interval from 1,000 seeded bootstrap resamples of those battles. "
+                   "<strong>Rating gap</strong>: pipeline minus base on this board, over all their battles.")
+
+
+def pipelines_html(board: Board, pairs: Sequence[tuple[str, str]]) -> str:
+    """Pipeline against base for each (pipeline, base) name pair, over the board's votes, as HTML."""
+    if not pairs:
+        return ""
+    rating = {r.model: r.rating for r in board.plain.rows}
+    rows = []
+    for pipeline, base in pairs:
+        record = pair_record(board.table, pipeline, base)
+        gap = (f"{rating[pipeline] - rating[base]:+.1f}" if pipeline in rating and base in rating
+               else board_html.DASH)
+        score = board_html.DASH if record.score is None else (
+            f"{record.score:.2f} ({record.ci_low:.2f}–{record.ci_high:.2f})")
+        rows.append((pipeline, base, f"{record.battles:,}",
+                     f"{record.first_wins}–{record.second_wins}–{record.ties}–{record.both_bad}", score, gap))
+    return board_html.simple_table(("Pipeline", "Base model", "Battles", "Won–lost–tie–both bad", "Score (95% CI)",
+                                    "Rating gap"), rows, numeric=(2, 3, 4, 5), intro=PIPELINES_INTRO)
 
 
 def elo_html(board: Board) -> str:

@@ -49,6 +49,7 @@ from sciarena.ui.board_parts import (
     build_layout,
     charts,
     elo_html,
+    pipelines_html,
     style_html,
 )
 
@@ -90,7 +91,7 @@ class LeaderboardTab:
         from gradio.context import Context
 
         tab = tab or (Context.block if isinstance(Context.block, gr.Tab) else None)
-        view = build_layout(METHOD)
+        view = build_layout(METHOD, pipelines=bool(self._pipeline_pairs()))
         controls = [view.view_select, view.style, view.rating, view.all_columns]
         show = partial(self.refresh, view)
         for control in (view.view_select, view.style, view.rating):
@@ -137,7 +138,7 @@ class LeaderboardTab:
             view.style_info: shown.style_info, view.ratings_plot: shown.charts["ratings"],
             view.win_plot: shown.charts["win"], view.battles_plot: shown.charts["battles"],
             view.elo_info: shown.elo_info, view.history_plot: shown.charts["history"],
-            view.csv: shown.csv_path, view.json: shown.json_path,
+            view.csv: shown.csv_path, view.json: shown.json_path, view.pipelines_info: shown.pipelines_info,
         }
 
     def data(self) -> str:
@@ -233,7 +234,8 @@ class LeaderboardTab:
         json_path.write_text(to_json(board.styled or board.plain, getattr(table, "excluded", None)), encoding="utf-8")
         return _Shown(summary=self._summary(board, table, rating), rows=rows,
                       style_info=style_html(board, style), elo_info=elo_html(board),
-                      charts=charts(board), csv_path=str(csv_path), json_path=str(json_path))
+                      charts=charts(board), csv_path=str(csv_path), json_path=str(json_path),
+                      pipelines_info=pipelines_html(board, self._pipeline_pairs()))
 
     def _summary(self, board: Board, table: Any, rating: str) -> str:
         lb = board.plain
@@ -253,6 +255,11 @@ class LeaderboardTab:
         if excluded and (note := excluded.describe()):
             text += f" {note}"
         return text
+
+    def _pipeline_pairs(self) -> list[tuple[str, str]]:
+        """(pipeline, base) display names of the catalogue's pipeline contestants, active or not."""
+        specs = list(self.services.pool.active) + [spec for spec, _ in self.services.pool.inactive]
+        return [(s.name, s.base.name) for s in specs if s.base is not None]
 
     def _facts(self) -> dict[str, ModelFacts]:
         specs = list(self.services.pool.active) + [spec for spec, _ in self.services.pool.inactive]
@@ -277,6 +284,7 @@ class _Shown:
     charts: dict[str, str]
     csv_path: str
     json_path: str
+    pipelines_info: str
 
 
 __all__ = ["LeaderboardTab", "BoardView", "RATING_CHOICES"]
