@@ -99,17 +99,19 @@ def arena(tmp_path_factory):
 def gated_script(arena):
     """A fresh script for this battle whose feedback step waits for ``gate``."""
     script = StepScript(DRAFT, FEEDBACK, (REVISED,))
-    gate = threading.Event()
+    gate, revising = threading.Event(), threading.Event()
     script.hooks["feedback"].append(lambda: gate.wait(GATE_S))
+    script.hooks["refine"].append(lambda: revising.wait(GATE_S))
     arena[1].add_script("base", respond=script, usage="always", chunk_delay_s=0.01)
-    yield script, gate
+    yield script, gate, revising
     gate.set()  # a failed test must not leave the server's handler waiting
+    revising.set()
 
 
 @pytest.mark.parametrize("width,height", [(1280, 900), (390, 844)], ids=["1280", "390"])
 def test_the_pipeline_shows_its_step_cites_what_it_found_and_is_named_after_the_vote(
         browser, arena, gated_script, width, height):
-    script, gate = gated_script
+    script, gate, revising = gated_script
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(arena[0].url, wait_until="domcontentloaded")
     page.locator("#send").wait_for(timeout=30_000)
@@ -135,11 +137,19 @@ def test_the_pipeline_shows_its_step_cites_what_it_found_and_is_named_after_the_
     assert page.locator("#vote-a").is_disabled()
     answer.evaluate("e => e.scrollIntoView({block: 'start'})")
     page.screenshot(path=str(ARTIFACTS / f"openscholar-{width}-streaming.png"))
+    drafted = answer.bounding_box()["height"]
     gate.set()
+
+    # Revising: the text starts over, but the box keeps its height, so nothing below it jumps.
+    page.wait_for_function(f"""() => document.querySelector('#answer-{side} .step-status')
+      ?.innerText.includes('Revising')""", timeout=20_000)
+    assert answer.bounding_box()["height"] >= drafted - 1, "the answer box collapsed when its revision began"
+    revising.set()
 
     # Complete: no step line anywhere; the revision cites papers numbered after the battle's own.
     page.wait_for_function(VOTES_OPEN, timeout=30_000)
     assert page.locator(".step-status").count() == 0, "a step line outlived the answer"
+    assert answer.evaluate("e => e.style.minHeight") == "", "the box still holds its streaming height"
     given = int(re.search(r"from (\d+) papers", page.locator("#status").inner_text()).group(1))
     numbers = [int(text.strip("[]")) for text in answer.locator("a.cite").all_inner_texts()]
     added = sorted({n for n in numbers if n > given})

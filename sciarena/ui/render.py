@@ -100,6 +100,21 @@ document.addEventListener("click", (event) => {
   entry.classList.add("ref-flash");
   setTimeout(() => entry.classList.remove("ref-flash"), 2000);
 });
+// A pipeline's revision starts its text over; without this its box would shrink to nothing and grow
+// again, pulling everything below it up and down. While the box shows a step line it keeps the
+// tallest height it has had; once the answer is complete (no step line) it fits its text again.
+new MutationObserver(() => {
+  for (const box of document.querySelectorAll("[id^='answer-']")) {
+    if (box.querySelector(".step-status")) {
+      const height = Math.max(box.getBoundingClientRect().height, parseFloat(box.dataset.heldHeight || "0"));
+      box.dataset.heldHeight = String(height);
+      box.style.minHeight = height + "px";
+    } else if (box.dataset.heldHeight) {
+      delete box.dataset.heldHeight;
+      box.style.minHeight = "";
+    }
+  }
+}).observe(document.documentElement, { childList: true, subtree: true, characterData: true });
 </script>"""
 
 TOOLTIP_CHARS = 300
