@@ -304,3 +304,29 @@ def test_no_feedback_items_allowed_is_the_draft_then_the_check(fake_openai):
     final = run_side(pipeline(fake_openai), pipeline_spec(base_spec(), max_feedback=0))[-1].battle.side_a
     assert final.report.steps == ("draft", "verify") and final.report.calls == 1
     assert script.seen["feedback"] == [] and final.answer.cited == (1,)  # the check cited the draft's claim
+
+
+def test_extra_retrieval_goes_through_semantic_scholar_with_the_feedback_query(fake_openai):
+    from fake_semantic_scholar import FakeSemanticScholar
+    from sciarena.retrieval.pipeline import SemanticScholarRetriever
+    from sciarena.retrieval.semantic_scholar import SemanticScholarClient
+
+    question = "Do dense retrievers beat sparse retrieval for open-domain question answering?"
+    query = "drought soil microbial respiration grassland"
+    draft = "Dense retrievers beat sparse retrieval on open-domain question answering benchmarks [1]."
+    revised = draft + " Drought reduced microbial respiration in grassland soils by a third [2]."
+    feedback = json.dumps({"feedback": [{"issue": "Add the ecology angle.", "search": query}]})
+    fake_openai.add_script("base", respond=StepScript(draft, feedback, (revised,)))
+    with FakeSemanticScholar() as s2:
+        retriever = SemanticScholarRetriever(SemanticScholarClient(s2.base_url, max_attempts=2, sleep=lambda s: None))
+        given = retriever.retrieve(question)
+        base = OpenAICompatibleProvider(name="loop", base_url=fake_openai.base_url, api_key="k", key_env=None,
+                                        timeout=10)
+        provider = PipelineProvider({"loop": base}, retriever)
+        request = GenerationRequest(question, given.references, build_messages(question, given.references))
+        deltas = list(provider.stream(pipeline_spec(base_spec()), request))
+        sent = [call.params.get("query") for call in s2.calls("snippet/search")]
+    assert sent[-1] == query  # the feedback's own query, sent by the arena's retriever
+    added = [r for d in deltas for r in d.references]
+    assert [r.paper.title for r in added] == ["Soil Microbiome Responses to Drought in Grasslands"]
+    assert added[0].number == len(given.references) + 1
