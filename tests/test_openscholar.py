@@ -330,3 +330,13 @@ def test_extra_retrieval_goes_through_semantic_scholar_with_the_feedback_query(f
     added = [r for d in deltas for r in d.references]
     assert [r.paper.title for r in added] == ["Soil Microbiome Responses to Drought in Grasslands"]
     assert added[0].number == len(given.references) + 1
+
+
+def test_a_deadline_beyond_the_battle_timeout_is_kept_inside_it(fake_openai):
+    clock = FakeClock()
+    script = StepScript(DRAFT, FEEDBACK, (REVISED,))
+    script.hooks["draft"].append(lambda: clock.advance(16))  # past ¾ of a 20 s battle, short of its 500 s
+    fake_openai.add_script("base", respond=script)
+    spec = pipeline_spec(base_spec(), deadline_s=500)
+    final = run_side(pipeline(fake_openai, clock=clock, timeout_s=20), spec)[-1].battle.side_a
+    assert final.report.stopped == "deadline" and final.answer.text == DRAFT
