@@ -327,3 +327,22 @@ def point_catalogue_at(server: FakeOpenAI, path: Path, *, endpoint: str = "opena
            "models": [{"name": name, "provider": endpoint, "model_id": name, "battles": False} for name in helpers]}
     path.write_text(json.dumps(doc), encoding="utf-8")
     return path
+
+
+OFFLINE_MODELS = ("Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)")
+
+
+def loop_settings(server: FakeOpenAI, folder: Path, models: Iterable[dict[str, Any]], *,
+                  generation_timeout_s: float = 30.0) -> Any:
+    """Settings for an arena whose pool is ``models`` (catalogue entries of the endpoint "loop", served by
+    ``server``; the offline baselines, and so the pipeline over one, switched off), votes under
+    ``folder``/data, pairs seeded."""
+    from sciarena.config import Settings
+
+    catalogue = folder / "models.json"
+    catalogue.write_text(json.dumps({
+        "endpoints": {"loop": {"base_url": server.base_url, "key_env": "LOOP_API_KEY"}},
+        "models": [*models, *({"name": name, "enabled": False} for name in OFFLINE_MODELS)],
+    }), encoding="utf-8")
+    settings = Settings.from_env({"LOOP_API_KEY": "sk-test", "SCIARENA_MODELS": str(catalogue)})
+    return dataclasses.replace(settings, data_dir=folder / "data", seed=0, generation_timeout_s=generation_timeout_s)

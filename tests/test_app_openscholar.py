@@ -8,21 +8,18 @@ two sides differ only by what the loop did. The vote is recorded with the pipeli
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 from gradio_client import Client
 
 from arena_server import running_arena
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, loop_settings
 from test_openscholar import StepScript
-from sciarena.config import Settings
 from sciarena.services import build_services
 
 pytestmark = pytest.mark.slow  # a server: `pytest -m "not slow"` skips it
 
 QUESTION = "How do transformers use self-attention instead of recurrence?"
-OFFLINE = ("Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)")
 DRAFT = "Transformers replace recurrence with self-attention over every position of the sequence [1]."
 FEEDBACK = json.dumps({"feedback": [
     {"issue": "Say how positions are encoded without recurrence.", "search": "positional encoding transformer"},
@@ -33,19 +30,11 @@ REVISED = [DRAFT + " Positional information is added to the token embeddings [1]
                    "quadratically with the length of the sequence [2]."]
 
 
-def settings_for(tmp_path, server: FakeOpenAI) -> Settings:
-    catalogue = tmp_path / "models.json"
-    catalogue.write_text(json.dumps({
-        "endpoints": {"loop": {"base_url": server.base_url, "key_env": "LOOP_API_KEY"}},
-        "models": [
-            {"name": "Loop Base", "provider": "loop", "model_id": "base", "organisation": "Test",
-             "price_input_per_m": 1.0, "price_output_per_m": 4.0},
-            {"pipeline": "openscholar", "base": "Loop Base"},
-            *({"name": name, "enabled": False} for name in OFFLINE),
-        ],
-    }))
-    base = Settings.from_env({"LOOP_API_KEY": "sk-test", "SCIARENA_MODELS": str(catalogue)})
-    return replace(base, data_dir=tmp_path / "data", seed=0, generation_timeout_s=20)
+def settings_for(tmp_path, server: FakeOpenAI):
+    return loop_settings(server, tmp_path, [
+        {"name": "Loop Base", "provider": "loop", "model_id": "base", "organisation": "Test",
+         "price_input_per_m": 1.0, "price_output_per_m": 4.0},
+        {"pipeline": "openscholar", "base": "Loop Base"}], generation_timeout_s=20)
 
 
 def test_a_battle_of_the_pipeline_against_its_base_is_voted_and_recorded_with_its_steps(tmp_path):

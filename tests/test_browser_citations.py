@@ -8,21 +8,17 @@ same Markdown with different citations. Screenshots land in test-artifacts/.
 
 from __future__ import annotations
 
-import json
-from dataclasses import replace
 
 import pytest
 
 from arena_server import running_arena
 from browser_support import ARTIFACTS, chromium
-from fake_openai import FakeOpenAI
-from sciarena.config import Settings
+from fake_openai import FakeOpenAI, loop_settings
 from sciarena.services import build_services
 
 QUESTION = "How does retrieval-augmented generation reduce hallucination in large language models?"
 LINK_KINDS = {"DOI", "arXiv", "PubMed", "PMC", "Europe PMC", "Semantic Scholar"}  # else a publisher's host
-TRACKER = "tracker.invalid"
-OFFLINE = ("Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)")  # any request to this host means the page loaded something a model wrote
+TRACKER = "tracker.invalid"  # any request to this host means the page loaded something a model wrote
 
 pytestmark = pytest.mark.browser
 
@@ -51,18 +47,12 @@ def browser():
 @pytest.fixture(scope="module")
 def arena(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("citations")
-    catalogue = tmp / "models.json"
     with FakeOpenAI() as server:
-        catalogue.write_text(json.dumps({
-            "endpoints": {"loop": {"base_url": server.base_url, "key_env": "LOOP_API_KEY"}},
-            "models": [{"name": "Loop Alpha", "provider": "loop", "model_id": "alpha"},
-                       {"name": "Loop Beta", "provider": "loop", "model_id": "beta"},
-                       *({"name": name, "enabled": False} for name in OFFLINE)],
-        }))
         for model_id, citations in (("alpha", (1, 2)), ("beta", (3, 2))):
             server.add_script(model_id, answer_chunks(citations), chunk_delay_s=0.25)
-        settings = Settings.from_env({"LOOP_API_KEY": "sk-test", "SCIARENA_MODELS": str(catalogue)})
-        services = build_services(replace(settings, data_dir=tmp / "data", seed=0, generation_timeout_s=30))
+        services = build_services(loop_settings(server, tmp, [
+            {"name": "Loop Alpha", "provider": "loop", "model_id": "alpha"},
+            {"name": "Loop Beta", "provider": "loop", "model_id": "beta"}]))
         assert {m.name for m in services.pool.active} == {"Loop Alpha", "Loop Beta"}
         with running_arena(tmp / "data", services=services) as running:
             yield running, server

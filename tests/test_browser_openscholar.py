@@ -13,21 +13,18 @@ from __future__ import annotations
 import json
 import re
 import threading
-from dataclasses import replace
 
 import pytest
 
 from arena_server import running_arena
 from browser_support import ARTIFACTS, chromium
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, loop_settings
 from test_openscholar import StepScript
-from sciarena.config import Settings
 from sciarena.services import build_services
 
 pytestmark = pytest.mark.browser
 
 QUESTION = "How does retrieval-augmented generation reduce hallucination in large language models?"
-OFFLINE = ("Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)")
 PIPELINE = "OpenScholar-style (Loop Base)"
 GATE_S = 20.0  # a gate the test never opens fails the test instead of hanging it
 REVEALED = "() => document.querySelector('#model-names').innerText.includes('Model A:')"
@@ -80,16 +77,10 @@ def browser():
 @pytest.fixture(scope="module")
 def arena(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("openscholar")
-    catalogue = tmp / "models.json"
     with FakeOpenAI() as server:
-        catalogue.write_text(json.dumps({
-            "endpoints": {"loop": {"base_url": server.base_url, "key_env": "LOOP_API_KEY"}},
-            "models": [{"name": "Loop Base", "provider": "loop", "model_id": "base"},
-                       {"pipeline": "openscholar", "base": "Loop Base"},
-                       *({"name": name, "enabled": False} for name in OFFLINE)],
-        }))
-        settings = Settings.from_env({"LOOP_API_KEY": "sk-test", "SCIARENA_MODELS": str(catalogue)})
-        services = build_services(replace(settings, data_dir=tmp / "data", seed=0, generation_timeout_s=30))
+        services = build_services(loop_settings(server, tmp, [{"name": "Loop Base", "provider": "loop",
+                                                               "model_id": "base"},
+                                                              {"pipeline": "openscholar", "base": "Loop Base"}]))
         assert {m.name for m in services.pool.active} == {"Loop Base", PIPELINE}
         with running_arena(tmp / "data", services=services) as running:
             yield running, server
