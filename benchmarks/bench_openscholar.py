@@ -42,10 +42,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 from forgetful_model import CountingServer, ForgetfulModel, Plan, key  # noqa: E402
 
 from sciarena.config import Settings  # noqa: E402
-from sciarena.labelling.attribution import Pair  # noqa: E402
 from sciarena.pipelines.provider import PipelineProvider  # noqa: E402
-from sciarena.pipelines.verify import MIN_CONTENT_STEMS, MIN_STATEMENT_CHARS, CitationVerifier  # noqa: E402
-from sciarena.postprocess import cited_numbers, clean_answer, sentence_spans  # noqa: E402
+from sciarena.pipelines.verify import CitationVerifier  # noqa: E402
+from sciarena.postprocess import clean_answer  # noqa: E402
 from sciarena.prompting import build_messages  # noqa: E402
 from sciarena.providers.openai_compat import OpenAICompatibleProvider  # noqa: E402
 from sciarena.retrieval.choose import open_retriever  # noqa: E402
@@ -133,14 +132,7 @@ class Tally:
 
 def statements(text: str, verifier: CitationVerifier) -> list[tuple[str, str, tuple[int, ...]]]:
     """(key, claim, cited numbers) of each citation-worthy statement, as the verifier picks them."""
-    out = []
-    for line in text.split("\n"):
-        for start, end in sentence_spans(line):
-            sentence = line[start:end]
-            claim = Pair(sentence=sentence, citation="", passage="").claim
-            if len(claim) >= MIN_STATEMENT_CHARS and len(verifier.judge.stems(claim)) >= MIN_CONTENT_STEMS:
-                out.append((key(sentence), claim, tuple(n for n in cited_numbers(sentence) if n in verifier.by_number)))
-    return out
+    return [(key(sentence), claim, cited) for sentence, claim, cited in verifier.statements(text)]
 
 
 def grade(text: str, plan: Plan, verifier: CitationVerifier, tally: Tally) -> dict[str, tuple[int, ...]]:

@@ -31,11 +31,10 @@ sys.path.insert(0, str(ROOT))
 
 from sciarena.config import Settings  # noqa: E402
 from sciarena.errors import SciArenaError  # noqa: E402
-from sciarena.labelling.attribution import Pair  # noqa: E402
 from sciarena.pairing import cost_usd  # noqa: E402
 from sciarena.pipelines.provider import PipelineProvider  # noqa: E402
-from sciarena.pipelines.verify import MIN_CONTENT_STEMS, MIN_STATEMENT_CHARS, CitationVerifier  # noqa: E402
-from sciarena.postprocess import cited_numbers, clean_answer, sentence_spans  # noqa: E402
+from sciarena.pipelines.verify import CitationVerifier  # noqa: E402
+from sciarena.postprocess import clean_answer  # noqa: E402
 from sciarena.prompting import build_messages  # noqa: E402
 from sciarena.providers.registry import open_models  # noqa: E402
 from sciarena.retrieval.choose import open_retriever  # noqa: E402
@@ -74,18 +73,9 @@ def answer(provider, spec, request: GenerationRequest) -> Answered:
 def statement_support(answered: Answered) -> tuple[int, int, int]:
     """(citation-worthy statements, those citing a supporting passage, those citing nothing)."""
     verifier = CitationVerifier(answered.references)
-    total = supported = uncited = 0
-    for line in answered.text.split("\n"):
-        for start, end in sentence_spans(line):
-            sentence = line[start:end]
-            claim = Pair(sentence=sentence, citation="", passage="").claim
-            if len(claim) < MIN_STATEMENT_CHARS or len(verifier.judge.stems(claim)) < MIN_CONTENT_STEMS:
-                continue
-            total += 1
-            cited = [n for n in cited_numbers(sentence) if n in verifier.by_number]
-            uncited += not cited
-            supported += any(verifier.support(claim, n) > 0 for n in cited)
-    return total, supported, uncited
+    found = verifier.statements(answered.text)
+    supported = sum(any(verifier.support(claim, n) > 0 for n in cited) for _, claim, cited in found)
+    return len(found), supported, sum(not cited for _, _, cited in found)
 
 
 def main(argv: list[str] | None = None) -> int:

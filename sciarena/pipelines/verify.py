@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Sequence
 
 from sciarena.labelling.attribution import SUPPORTING, LexicalJudge, Pair
 from sciarena.postprocess import cited_numbers, sentence_spans
@@ -75,39 +75,52 @@ class CitationVerifier:
                 best = overlap
         return best
 
+    def statements(self, text: str) -> list[tuple[str, str, tuple[int, ...]]]:
+        """(sentence, claim, the numbers of the list it cites) of each citation-worthy statement of
+        ``text``: what ``verify`` checks, for anyone who grades an answer the same way."""
+        return [(piece, claim, tuple(n for n in cited_numbers(piece) if n in self.by_number))
+                for piece, claim in self._pieces(text) if claim is not None]
+
     def verify(self, text: str) -> Verification:
         out: list[str] = []
         checked = supported = added = unsupported = 0
-        in_code = False
-        for line in text.split("\n"):
-            if _FENCE.match(line):
-                in_code = not in_code
-            if in_code or _FENCE.match(line) or line.lstrip().startswith(("#", "|")):
-                out.append(line)  # code, headings and table rows make no claim to cite
+        for piece, claim in self._pieces(text):
+            if claim is None:
+                out.append(piece)
                 continue
-            pieces = []
+            checked += 1
+            cited = [n for n in cited_numbers(piece) if n in self.by_number]
+            if any(self.support(claim, n) > 0 for n in cited):
+                supported += 1
+                out.append(piece)
+                continue
+            scores = {n: self.support(claim, n) for n in self.by_number if n not in cited}
+            best = max(scores, key=lambda n: (scores[n], -n), default=None)
+            if best is None or scores[best] <= 0:
+                unsupported += 1
+                out.append(piece)
+                continue
+            added += 1
+            out.append(with_citation(piece, best))
+        return Verification("".join(out), checked, supported, added, unsupported)
+
+    def _pieces(self, text: str) -> Iterator[tuple[str, str | None]]:
+        """``text`` in order as pieces that join back into it (sentences, whole lines, the newlines
+        between lines), each with its claim when it is a citation-worthy statement, else None."""
+        in_code = False
+        for number, line in enumerate(text.split("\n")):
+            if number:
+                yield "\n", None
+            fence = _FENCE.match(line) is not None
+            in_code = in_code != fence
+            if in_code or fence or line.lstrip().startswith(("#", "|")):
+                yield line, None  # code, headings and table rows make no claim to cite
+                continue
             for start, end in sentence_spans(line):
                 sentence = line[start:end]
                 claim = Pair(sentence=sentence, citation="", passage="").claim
-                if len(claim) < MIN_STATEMENT_CHARS or len(self._claim_stems(claim)) < MIN_CONTENT_STEMS:
-                    pieces.append(sentence)
-                    continue
-                checked += 1
-                cited = [n for n in cited_numbers(sentence) if n in self.by_number]
-                if any(self.support(claim, n) > 0 for n in cited):
-                    supported += 1
-                    pieces.append(sentence)
-                    continue
-                scores = {n: self.support(claim, n) for n in self.by_number if n not in cited}
-                best = max(scores, key=lambda n: (scores[n], -n), default=None)
-                if best is None or scores[best] <= 0:
-                    unsupported += 1
-                    pieces.append(sentence)
-                    continue
-                added += 1
-                pieces.append(with_citation(sentence, best))
-            out.append("".join(pieces))
-        return Verification("\n".join(out), checked, supported, added, unsupported)
+                worthy = len(claim) >= MIN_STATEMENT_CHARS and len(self._claim_stems(claim)) >= MIN_CONTENT_STEMS
+                yield sentence, claim if worthy else None
 
 
 def with_citation(sentence: str, number: int) -> str:
