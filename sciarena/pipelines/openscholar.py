@@ -52,11 +52,12 @@ class LoopBudget:
     @classmethod
     def from_params(cls, params: Mapping[str, object], deadline_s: float) -> "LoopBudget":
         """The catalogue entry's knobs (validated there) over the defaults; the deadline defaults to
-        ``deadline_s``."""
+        ``deadline_s`` and never exceeds it (past it the battle's own timeout would fail the side first)."""
         known = {k: params[k] for k in ("max_calls", "deadline_s", "max_feedback", "new_papers_per_item")
                  if k in params}
         budget = cls(deadline_s=deadline_s)
-        return replace(budget, **{k: type(getattr(budget, k))(v) for k, v in known.items()})  # type: ignore[arg-type]
+        budget = replace(budget, **{k: type(getattr(budget, k))(v) for k, v in known.items()})  # type: ignore[arg-type]
+        return replace(budget, deadline_s=min(budget.deadline_s, deadline_s))
 
 
 class _Stop(Exception):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import replace
 from collections.abc import Callable, Iterator, Mapping
 
 from sciarena.errors import ProviderError
@@ -53,8 +52,6 @@ class PipelineProvider:
         """The loop's deltas: status lines, restarts, the answer's text, extra references, the report."""
         provider = self._base_provider(spec)
         budget = LoopBudget.from_params(spec.params, self._default_deadline_s)
-        # A deadline past the battle's own timeout would let the battle fail the side first: keep it inside.
-        budget = replace(budget, deadline_s=min(budget.deadline_s, self._default_deadline_s))
         loop = OpenScholarLoop(spec, provider, self._retriever, request, budget, timeout_s=timeout_s,
                                cancel=cancel, clock=self._clock)
         return loop.run()
