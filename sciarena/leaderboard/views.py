@@ -89,19 +89,16 @@ def pair_record(table: VoteTable, first: str, second: str, *, rounds: int = 1000
     from sciarena.votes.schema import OUTCOME_BAD, OUTCOME_TIE, score_of_a
 
     names = {name: k for k, name in enumerate(table.models)}
-    if first not in names or second not in names:
-        return PairRecord(first, second, 0, 0, 0, 0, 0, None, None, None)
-    i, j = names[first], names[second]
+    i, j = names.get(first, -1), names.get(second, -1)  # -1 matches no vote: a model never seen met no one
     as_a = (table.a == i) & (table.b == j)
-    as_b = (table.a == j) & (table.b == i)
-    outcome = table.outcome[as_a | as_b]
-    first_is_a = as_a[as_a | as_b]
-    points = np.where(first_is_a, score_of_a(outcome), 1.0 - score_of_a(outcome)) if outcome.size else np.zeros(0)
-    won = np.where(first_is_a, outcome == OUTCOME_A, outcome == OUTCOME_B)
-    lost = np.where(first_is_a, outcome == OUTCOME_B, outcome == OUTCOME_A)
+    met = as_a | ((table.a == j) & (table.b == i))
+    outcome, first_is_a = table.outcome[met], as_a[met]
     n = int(outcome.size)
     if n == 0:
         return PairRecord(first, second, 0, 0, 0, 0, 0, None, None, None)
+    points = np.where(first_is_a, score_of_a(outcome), 1.0 - score_of_a(outcome))
+    won = np.where(first_is_a, outcome == OUTCOME_A, outcome == OUTCOME_B)
+    lost = np.where(first_is_a, outcome == OUTCOME_B, outcome == OUTCOME_A)
     # Resampling battles only changes how many of them gave 1, ½ or 0 points: draw those counts (one
     # multinomial per round) instead of n indices per round, which 100k battles would make 800 MB.
     shares = np.array([(points == v).mean() for v in (1.0, 0.5, 0.0)])
