@@ -4,9 +4,9 @@ import logging
 import signal
 import sys
 
-from sciarena.config import Settings
-from sciarena.errors import SciArenaError
-from sciarena.services import build_services
+from sciarena.core.settings import Settings
+from sciarena.core.errors import SciArenaError
+from sciarena.wiring import build_services
 from sciarena.ui import build_app, launch_kwargs
 
 if __name__ == "__main__":

@@ -21,8 +21,8 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from sciarena.agreement import kappa  # noqa: E402
-from sciarena.labelling.attribution import (  # noqa: E402
+from sciarena.science.agreement import kappa  # noqa: E402
+from sciarena.science.labelling.attribution import (  # noqa: E402
     LEXICAL_THRESHOLD,
     PAIR_SPLITS,
     PAIRS_FILE,
@@ -33,7 +33,7 @@ from sciarena.labelling.attribution import (  # noqa: E402
     calibrate_on,
     load_labelled_pairs,
 )
-from sciarena.labelling.metrics import confusion, format_confusion  # noqa: E402
+from sciarena.science.labelling.metrics import confusion, format_confusion  # noqa: E402
 
 
 def report(title: str, items: Sequence[LabelledPair], predicted: Sequence[str]) -> None:
@@ -56,7 +56,7 @@ def report(title: str, items: Sequence[LabelledPair], predicted: Sequence[str]) 
 def closest_sentence_verdict(judge: LexicalJudge, item: LabelledPair) -> str:
     """The verdict of the pipeline's citation check (sciarena/pipelines/verify.py) on one pair."""
     from sciarena.pipelines.verify import CitationVerifier
-    from sciarena.types import Paper, Passage, Reference
+    from sciarena.core.types import Paper, Passage, Reference
 
     paper = Paper(paper_id=item.id, title="")
     reference = Reference(1, paper, (Passage(f"{item.id}#0", paper, item.pair.passage),))
@@ -95,9 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  {t:.2f}  {100 * parts[0]:5.1f}%  {100 * parts[1]:5.1f}%")
 
     if args.judge:
-        from sciarena.config import Settings
-        from sciarena.errors import SciArenaError
-        from sciarena.labelling.attribution_cli import resolve_judge
+        from sciarena.core.settings import Settings
+        from sciarena.core.errors import SciArenaError
+        from sciarena.cli.label_attribution import resolve_judge
 
         model = resolve_judge(args.judge, Settings.from_env()).judge
         print(f"\nasking {model.name} for {len(items)} verdicts …", flush=True)

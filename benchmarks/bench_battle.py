@@ -24,11 +24,11 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from fake_openai import FakeOpenAI  # noqa: E402
 
-from sciarena.pairing import new_battle  # noqa: E402
-from sciarena.config import Settings  # noqa: E402
+from sciarena.arena.pairing import new_battle  # noqa: E402
+from sciarena.core.settings import Settings  # noqa: E402
 from sciarena.providers.openai_compat import OpenAICompatibleProvider  # noqa: E402
-from sciarena.runner import BattleRunner  # noqa: E402
-from sciarena.types import GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval  # noqa: E402
+from sciarena.arena.runner import BattleRunner  # noqa: E402
+from sciarena.core.types import GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval  # noqa: E402
 from sciarena.ui.render import EXAMPLE_QUESTIONS  # noqa: E402
 
 
@@ -83,7 +83,7 @@ def real_model_overhead(rounds: int) -> None:
 
 
 def offline_arena() -> None:
-    from sciarena.services import build_services
+    from sciarena.wiring import build_services
     from sciarena.ui import build_app
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -8,7 +8,7 @@ The set is sciarena/data/eval/question_labels.jsonl (see QUESTION_LABELS_CARD.md
 Its splits: dev (the rules were tuned on it), test (not tuned on, but written by the rules'
 author), fresh (written after the rules were frozen: the honest estimate). Labellers:
 - categories: classify.classify_question (keyword rules); optionally the classify_question of
-  another classify.py file (e.g. an older version: ``git show REV:sciarena/classify.py``);
+  another classify.py file (e.g. an older version: ``git show REV:sciarena/arena/labels/rules.py``);
   optionally a catalogue model through the LLM labeller;
 - disciplines: classify.subject_from_question (question vocabulary), classify.infer_subject over
   the bundled corpus searched with the local retriever, classify.label_subject (the two combined),
@@ -28,11 +28,11 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sciarena import classify  # noqa: E402
-from sciarena.labelling.gold import LABELS_FILE, SPLITS, LabelledQuestion, load_labelled_questions  # noqa: E402
-from sciarena.labelling.labellers import CATEGORY, DISCIPLINE, Task  # noqa: E402
-from sciarena.labelling.metrics import confusion, format_confusion  # noqa: E402
-from sciarena.types import DISCIPLINES, QUESTION_TYPES  # noqa: E402
+from sciarena.arena.labels import rules as classify  # noqa: E402
+from sciarena.science.labelling.gold import LABELS_FILE, SPLITS, LabelledQuestion, load_labelled_questions  # noqa: E402
+from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, Task  # noqa: E402
+from sciarena.science.labelling.metrics import confusion, format_confusion  # noqa: E402
+from sciarena.core.types import DISCIPLINES, QUESTION_TYPES  # noqa: E402
 
 SHORT = {"Conceptual Explanation": "Concept", "Methodology Inquiry": "Method", "State-of-the-Art Assessment": "SOTA",
          "Challenges & Limitations": "Challenge", "Paper Finding": "Papers", "Others": "Others",
@@ -56,7 +56,7 @@ def report(title: str, items: Sequence[LabelledQuestion], predicted: Sequence[st
 
 
 def load_module(path: str) -> ModuleType:
-    """Another version of classify.py, imported from a file (it needs only sciarena.types)."""
+    """Another version of classify.py, imported from a file (it needs only sciarena.core.types)."""
     spec = importlib.util.spec_from_file_location("baseline_classify", path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"cannot import {path}")
@@ -67,7 +67,7 @@ def load_module(path: str) -> ModuleType:
 
 def retrieval_subjects(items: Sequence[LabelledQuestion]) -> list:
     """Each question's retrieval over the bundled corpus, with the app's default local settings."""
-    from sciarena.config import Settings
+    from sciarena.core.settings import Settings
     from sciarena.retrieval.choose import open_retriever
 
     retriever = open_retriever(Settings(moderation="off"))
@@ -75,7 +75,7 @@ def retrieval_subjects(items: Sequence[LabelledQuestion]) -> list:
 
 
 def _model_label(labeller, question: str) -> str:
-    from sciarena.errors import SciArenaError
+    from sciarena.core.errors import SciArenaError
 
     try:
         return labeller.label(question).value
@@ -115,8 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
            [classify.label_subject(q, r) for q, r in zip(questions, retrievals)], DISCIPLINE)
 
     if args.model:
-        from sciarena.config import Settings
-        from sciarena.labelling.resolve import resolve_labeller
+        from sciarena.core.settings import Settings
+        from sciarena.science.labelling.resolve import resolve_labeller
 
         settings = Settings.from_env()
         for task in (CATEGORY, DISCIPLINE):

@@ -13,7 +13,7 @@ unpenalised logistic regression solved with scipy's L-BFGS-B, per fit):
 3. style control (4 features) fit + 100 bootstrap rounds on 100,000 votes;
 4. the JSON-lines readers alone on the million-vote file of our schema (why DuckDB): the
    standard library per line, pyarrow's JSON reader given only the needed fields, DuckDB's
-   reader as ``sciarena.votes.duck`` runs it (with the conversion to columns).
+   reader as ``sciarena.votes.read.duck`` runs it (with the conversion to columns).
 
 Reference costs that would take minutes (100 per-vote bootstrap fits) are measured on
 a few rounds and extrapolated; the output says which numbers are extrapolated.
@@ -50,11 +50,11 @@ from scipy.special import expit, log_expit  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sciarena.leaderboard import compute_leaderboard, table_from_arrays  # noqa: E402
-from sciarena.votes.copy import CACHE_DIRNAME  # noqa: E402
-from sciarena.leaderboard.style import fit_style, style_matrix  # noqa: E402
-from sciarena.leaderboard.synthetic import simulate, write_jsonl, write_released_jsonl  # noqa: E402
-from sciarena.votes.warmer import CacheWarmer  # noqa: E402
+from sciarena.board import compute_leaderboard, table_from_arrays  # noqa: E402
+from sciarena.votes.read.copy import CACHE_DIRNAME  # noqa: E402
+from sciarena.board.style import fit_style, style_matrix  # noqa: E402
+from sciarena.board.synthetic import simulate, write_jsonl, write_released_jsonl  # noqa: E402
+from sciarena.votes.read.warmer import CacheWarmer  # noqa: E402
 
 ELO = 400.0 / math.log(10.0)
 STYLE = ("length", "citations", "supporting", "irrelevant")
@@ -106,7 +106,7 @@ def reference_style_fit(a, b, y, z, m, idx=None, reg=0.5):
 def run_cli(path: Path, *extra: str) -> tuple[float, float, dict, float]:
     """(wall seconds, CPU seconds, parsed JSON output, peak RSS in MB) of one CLI run."""
     # VmHWM, not ru_maxrss: the latter keeps the RSS of the fork before exec (this process's)
-    code = ("import sys; from sciarena.leaderboard.cli import main; code = main(); "
+    code = ("import sys; from sciarena.cli.leaderboard import main; code = main(); "
             "print([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0], "
             "file=sys.stderr); sys.exit(code)")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -292,9 +292,9 @@ def section_readers(table, folder_arg: Path | None) -> None:
     import pyarrow as pa
     import pyarrow.json as pj
 
-    from sciarena.votes.duck import read_lines
-    from sciarena.votes.fields import STRING_FIELDS
-    from sciarena.votes.parse import leading_keys
+    from sciarena.votes.read.duck import read_lines
+    from sciarena.votes.read.fields import STRING_FIELDS
+    from sciarena.votes.read.parse import leading_keys
 
     folder = folder_arg or Path(tempfile.mkdtemp(prefix="bench-readers-"))
     path = folder / "readers" / "votes-bench.jsonl"
@@ -314,7 +314,7 @@ def section_readers(table, folder_arg: Path | None) -> None:
     print(f"\n4. JSON-lines readers on {path.stat().st_size / 1e6:,.0f} MB (parse to columns only)")
     print("  load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     line("pyarrow.json.read_json, explicit schema of the needed fields", t_arrow, t_ref)
-    line("DuckDB read_json + conversion (sciarena.votes.duck.read_lines)", t_duck, t_ref)
+    line("DuckDB read_json + conversion (sciarena.votes.read.duck.read_lines)", t_duck, t_ref)
     if folder_arg is None:
         shutil.rmtree(folder, ignore_errors=True)
 

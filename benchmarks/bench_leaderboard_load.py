@@ -18,7 +18,7 @@ compute_leaderboard on every load) run in the same process.
 Figures: the one-off mirror download; ``VoteSource.files()`` between refreshes and with a
 refresh (one tree listing, nothing changed); ``load_votes`` cold (no columnar cache) and
 warm; ``compute_leaderboard`` (100 bootstrap rounds); the page load = files + warm load +
-compute. Reference, same run, same files: ``sciarena.votes.load.read_records`` (full JSON
+compute. Reference, same run, same files: ``sciarena.votes.read.records.read_records`` (full JSON
 parse + dedupe by id, what a consumer script does) followed by the same computation.
 """
 
@@ -41,8 +41,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from huggingface_hub import CommitOperationAdd, HfApi  # noqa: E402
 
 from fake_hub import FakeHub, make_record  # noqa: E402
-from sciarena.leaderboard import compute_leaderboard, load_votes  # noqa: E402
-from sciarena.votes.load import VoteSource, read_records  # noqa: E402
+from sciarena.board import compute_leaderboard, load_votes  # noqa: E402
+from sciarena.votes.read.records import VoteSource, read_records  # noqa: E402
 
 REPO = "bench/votes"
 MODELS = [f"Model-{k:02d}" for k in range(24)]
@@ -190,11 +190,11 @@ def data_benchmark(files: list, tab) -> None:
     HTML, the section opened first and again, and, for reference, the analysis' matplotlib figures."""
     import io
 
-    from sciarena.analysis.plots import FIGURES
-    from sciarena.analysis.stats import compute_stats
+    from sciarena.science.stats.plots import FIGURES
+    from sciarena.science.stats.stats import compute_stats
     from sciarena.ui.board_data import data_html
     from sciarena.ui.board_memo import fingerprint
-    from sciarena.votes.read import read_columns
+    from sciarena.votes.read.columns import read_columns
 
     t_records, records = timed(lambda: read_records(files))
     t_columns, _ = timed(lambda: read_columns(files, copy=True, strict=False, texts=True), repeat=2)

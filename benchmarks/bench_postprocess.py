@@ -15,8 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from sciarena.postprocess import clean_answer  # noqa: E402
-from sciarena.types import Paper, Passage, Reference  # noqa: E402
+from sciarena.answer.clean import clean_answer  # noqa: E402
+from sciarena.core.types import Paper, Passage, Reference  # noqa: E402
 
 _OLD_NAME = r"[^\W\d_][\w'’-]*"
 OLD = {
@@ -56,7 +56,7 @@ def main() -> None:
         print(f"{'new only: ' + repr(unit):34} {len(text):>8} {'-':>14} {timed(lambda t: clean_answer('x ' + t, refs), text):>19.4f}")
 
     import test_identity as leaks  # the generated leak set and the scientific corpus
-    from sciarena.identity import redact_identity
+    from sciarena.answer.redact import redact_identity
 
     for with_names in (False, True):
         pairs = leaks.leak_set()

@@ -33,10 +33,10 @@ import numpy as np  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sciarena.leaderboard.bradley_terry import NATURAL_TO_ELO, aggregate, fit_counts  # noqa: E402
-from sciarena.quality.check import A5, TESTS, check_votes  # noqa: E402
-from sciarena.quality.directional import leave_out_strengths  # noqa: E402
-from sciarena.quality.synthetic import HONEST, PLANTED_KINDS, planted_history  # noqa: E402
+from sciarena.board.bradley_terry import NATURAL_TO_ELO, aggregate, fit_counts  # noqa: E402
+from sciarena.science.quality.check import A5, TESTS, check_votes  # noqa: E402
+from sciarena.science.quality.directional import leave_out_strengths  # noqa: E402
+from sciarena.science.quality.synthetic import HONEST, PLANTED_KINDS, planted_history  # noqa: E402
 
 
 def detection(honest: int, seeds: int, alpha: float) -> None:

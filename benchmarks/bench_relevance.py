@@ -45,7 +45,7 @@ from sciarena.retrieval.grouping import group_passages  # noqa: E402
 from sciarena.retrieval.local import CAPPED_OVERFETCH, LocalIndex, LocalRetriever, load_demo_index  # noqa: E402
 from sciarena.retrieval.quality import LabelledQuery, Quality, evaluate, load_queries, recall_at_k  # noqa: E402
 from sciarena.retrieval.relevance import BM25_FLOOR, DENSE_FLOOR, NO_FLOOR, RelevanceFloor  # noqa: E402
-from sciarena.types import Passage  # noqa: E402
+from sciarena.core.types import Passage  # noqa: E402
 
 TOP_K = 30
 Search = Callable[[str, int], list[Passage]]

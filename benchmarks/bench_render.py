@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sciarena.types import Paper, Passage, Reference  # noqa: E402
+from sciarena.core.types import Paper, Passage, Reference  # noqa: E402
 from sciarena.ui.render import answer_markdown  # noqa: E402
 
 PARAGRAPH = ("Retrieval grounds answers [1] with `code <b>` and $x<y$, raw <b>html</b> and "

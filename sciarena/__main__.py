@@ -1,7 +1,7 @@
-"""`python -m sciarena …` — see sciarena/cli.py."""
+"""`python -m sciarena …` — see sciarena/cli/main.py."""
 
 import sys
 
-from sciarena.cli import main
+from sciarena.cli.main import main
 
 sys.exit(main())

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from sciarena.config import Settings
-from sciarena.services import Services, build_services
+from sciarena.core.settings import Settings
+from sciarena.wiring import Services, build_services
 from sciarena.ui import build_app, launch_kwargs
 
 

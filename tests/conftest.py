@@ -21,18 +21,18 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI
 
-from sciarena.arena import Arena
-from sciarena.config import Settings
-from sciarena.errors import ProviderError, SciArenaError
-from sciarena.votes.warmer import CacheWarmer
+from sciarena.arena.rules import Arena
+from sciarena.core.settings import Settings
+from sciarena.core.errors import ProviderError, SciArenaError
+from sciarena.votes.read.warmer import CacheWarmer
 from sciarena.providers.registry import Pool
-from sciarena.runner import BattleRunner
-from sciarena.services import Services
-from sciarena.types import (Answer, Battle, Delta, GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval,
+from sciarena.arena.runner import BattleRunner
+from sciarena.wiring import Services
+from sciarena.core.types import (Answer, Battle, Delta, GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval,
                             SideResult, Usage)
-from sciarena.votes.counts import BattleCounts
-from sciarena.votes.load import VoteSource
-from sciarena.votes.store import LocalVoteStore
+from sciarena.votes.store.counts import BattleCounts
+from sciarena.votes.read.records import VoteSource
+from sciarena.votes.store.local import LocalVoteStore
 
 GATE_TIMEOUT_S = 10.0  # a gate nobody opens fails the test instead of hanging it
 

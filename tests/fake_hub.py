@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from sciarena.types import Answer, Battle, ModelSpec, Paper, Passage, Reference, Retrieval, SideResult, Usage, Vote
+from sciarena.core.types import Answer, Battle, ModelSpec, Paper, Passage, Reference, Retrieval, SideResult, Usage, Vote
 from sciarena.votes.schema import vote_record
 
 from loopback import LoopbackServer

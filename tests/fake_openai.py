@@ -337,7 +337,7 @@ def loop_settings(server: FakeOpenAI, folder: Path, models: Iterable[dict[str, A
     """Settings for an arena whose pool is ``models`` (catalogue entries of the endpoint "loop", served by
     ``server``; the offline baselines, and so the pipeline over one, switched off), votes under
     ``folder``/data, pairs seeded."""
-    from sciarena.config import Settings
+    from sciarena.core.settings import Settings
 
     catalogue = folder / "models.json"
     catalogue.write_text(json.dumps({

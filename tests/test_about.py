@@ -7,7 +7,7 @@ from dataclasses import replace
 from importlib import resources
 from types import SimpleNamespace
 
-from sciarena.types import ModelSpec
+from sciarena.core.types import ModelSpec
 from sciarena.ui.about import DATASET_LICENCE, about_markdown, mode_banner, terms_markdown
 
 OFFLINE = ModelSpec(name="Baseline (offline)", provider="offline", model_id="b", offline=True)

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from sciarena import agreement_cli
-from sciarena.agreement import (
+from sciarena.cli import agreement as agreement_cli
+from sciarena.science.agreement import (
     DISAGREEMENT,
     UNWEIGHTED,
     accuracy,

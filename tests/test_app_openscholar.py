@@ -15,7 +15,7 @@ from gradio_client import Client
 from arena_server import running_arena
 from fake_openai import FakeOpenAI, loop_settings
 from test_openscholar import StepScript
-from sciarena.services import build_services
+from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.slow  # a server: `pytest -m "not slow"` skips it
 

@@ -11,9 +11,9 @@ import pytest
 from gradio_client import Client
 
 from arena_server import running_arena
-from sciarena.config import Settings
-from sciarena.errors import RetrievalError
-from sciarena.services import build_services
+from sciarena.core.settings import Settings
+from sciarena.core.errors import RetrievalError
+from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
 

@@ -11,8 +11,8 @@ from gradio_client import Client
 
 from arena_server import running_arena
 from fake_openai import FakeOpenAI
-from sciarena.config import Settings
-from sciarena.services import build_services
+from sciarena.core.settings import Settings
+from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
 

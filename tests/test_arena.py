@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from sciarena.arena import ArenaSession, Ballot, validate_question
-from sciarena.errors import (
+from sciarena.arena.rules import ArenaSession, Ballot, validate_question
+from sciarena.core.errors import (
     AlreadyVoted,
     BattleExpired,
     BattleNotFinished,

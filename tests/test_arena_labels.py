@@ -10,11 +10,11 @@ from dataclasses import replace
 import pytest
 
 from fake_openai import FakeOpenAI
-from sciarena.arena import ArenaSession, Ballot
-from sciarena.classify import classify_question, label_subject
-from sciarena.config import Settings
+from sciarena.arena.rules import ArenaSession, Ballot
+from sciarena.arena.labels.rules import classify_question, label_subject
+from sciarena.core.settings import Settings
 from sciarena.providers.catalogue import CatalogueError
-from sciarena.services import build_services
+from sciarena.wiring import build_services
 
 QUESTION = "How does retrieval-augmented generation reduce hallucination?"
 OFFLINE = ("Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)")
@@ -108,7 +108,7 @@ def test_an_unknown_label_model_stops_the_start_with_the_setting_named(tmp_path,
 
 
 def test_a_model_slower_than_the_timeout_gives_the_rules_labels(tmp_path, server):
-    from sciarena.labelling.arena import open_arena_labeller
+    from sciarena.arena.labels.at_vote import open_arena_labeller
     from sciarena.providers.catalogue import load_catalogue
     from sciarena.providers.registry import Models, build_providers
 

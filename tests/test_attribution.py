@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from sciarena.labelling.attribution import (
+from sciarena.science.labelling.attribution import (
     CONTRADICTING,
     IRRELEVANT,
     LEXICAL_THRESHOLD,
@@ -26,9 +26,9 @@ from sciarena.labelling.attribution import (
     side_pairs,
     side_verdicts,
 )
-from sciarena.labelling.metrics import confusion
-from sciarena.labelling.prompts import INVALID
-from sciarena.votes.fields import NUMERIC_SOURCES
+from sciarena.science.labelling.metrics import confusion
+from sciarena.arena.labels.prompts import INVALID
+from sciarena.votes.read.fields import NUMERIC_SOURCES
 
 OURS = [
     {"number": 1, "concise_authors": "Komor et al. 2016", "content": "Base editors convert C to T without breaks."},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from sciarena.analysis.stats import compute_stats
+from sciarena.science.stats.stats import compute_stats
 from sciarena.ui.board_data import bars_html, data_html, days_svg
 from test_stats import RANKED, VOTES, _ours
 

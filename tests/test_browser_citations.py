@@ -14,7 +14,7 @@ import pytest
 from arena_server import running_arena
 from browser_support import ARTIFACTS, chromium
 from fake_openai import FakeOpenAI, loop_settings
-from sciarena.services import build_services
+from sciarena.wiring import build_services
 
 QUESTION = "How does retrieval-augmented generation reduce hallucination in large language models?"
 LINK_KINDS = {"DOI", "arXiv", "PubMed", "PMC", "Europe PMC", "Semantic Scholar"}  # else a publisher's host

@@ -19,7 +19,7 @@ import pytest
 from gradio_client import Client
 
 from arena_server import running_arena
-from sciarena.leaderboard.synthetic import simulate, write_jsonl
+from sciarena.board.synthetic import simulate, write_jsonl
 from test_browser import ARTIFACTS, browser  # noqa: F401  (the module-scoped Chromium fixture)
 
 pytestmark = [pytest.mark.slow]

@@ -20,7 +20,7 @@ from arena_server import running_arena
 from browser_support import ARTIFACTS, chromium
 from fake_openai import FakeOpenAI, loop_settings
 from test_openscholar import StepScript
-from sciarena.services import build_services
+from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.browser
 

@@ -16,8 +16,8 @@ import pytest
 from arena_server import running_arena
 from browser_support import ARTIFACTS, chromium
 from fake_openai import FakeOpenAI
-from sciarena.config import Settings
-from sciarena.services import build_services
+from sciarena.core.settings import Settings
+from sciarena.wiring import build_services
 from sciarena.ui.render import EXAMPLE_QUESTIONS
 
 pytestmark = pytest.mark.browser

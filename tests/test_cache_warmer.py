@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import time
 
-from sciarena.leaderboard import load_votes
-from sciarena.votes.copy import cache_path
-from sciarena.votes.warmer import CacheWarmer
-from sciarena.types import Vote
+from sciarena.board import load_votes
+from sciarena.votes.read.copy import cache_path
+from sciarena.votes.read.warmer import CacheWarmer
+from sciarena.core.types import Vote
 from sciarena.votes.schema import vote_record
-from sciarena.votes.store import LocalVoteStore
+from sciarena.votes.store.local import LocalVoteStore
 
 
 def test_warm_once_caches_each_shard_and_follows_appends(tmp_path, finished_battle):
@@ -27,7 +27,7 @@ def test_warm_once_caches_each_shard_and_follows_appends(tmp_path, finished_batt
 
 
 def _covers_whole_file(shard) -> bool:
-    from sciarena.votes.copy import _load
+    from sciarena.votes.read.copy import _load
 
     cached = _load(cache_path(shard), shard)
     return cached is not None and cached.consumed == shard.stat().st_size

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sciarena.config import DEFAULT_CATALOGUE, Settings
+from sciarena.core.settings import DEFAULT_CATALOGUE, Settings
 from sciarena.providers.catalogue import BUILTIN_PROVIDERS, CatalogueError, load_catalogue, load_catalogue_files
-from sciarena.types import ModelSpec
+from sciarena.core.types import ModelSpec
 
 # Table 6 of the SciArena paper (as of 2026-01-11): display name -> (organisation, reasoning kind).
 PAPER_TABLE_6 = {

@@ -1,4 +1,4 @@
-"""The offline labellers in sciarena/classify.py, on hand-picked cases and on our labelled set."""
+"""The offline labellers in sciarena/arena/labels/rules.py, on hand-picked cases and on our labelled set."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from sciarena.classify import classify_question, infer_subject, label_subject, subject_from_question
-from sciarena.labelling.gold import load_labelled_questions
-from sciarena.types import DISCIPLINES, QUESTION_TYPES, Paper, Passage, Reference, Retrieval
+from sciarena.arena.labels.rules import classify_question, infer_subject, label_subject, subject_from_question
+from sciarena.science.labelling.gold import load_labelled_questions
+from sciarena.core.types import DISCIPLINES, QUESTION_TYPES, Paper, Passage, Reference, Retrieval
 
 MEDICAL_EXAMPLE = "What are the main challenges of using deep learning for medical image diagnosis?"
 
@@ -81,7 +81,7 @@ def test_label_subject_prefers_the_question_and_falls_back_to_retrieval() -> Non
 
 
 def test_the_bundled_healthcare_example_is_healthcare_with_the_demo_retriever() -> None:
-    from sciarena.config import Settings
+    from sciarena.core.settings import Settings
     from sciarena.retrieval.choose import open_retriever
 
     retrieval = open_retriever(Settings(moderation="off")).retrieve(MEDICAL_EXAMPLE)

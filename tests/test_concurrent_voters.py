@@ -13,11 +13,11 @@ from huggingface_hub import HfApi
 
 from arena_server import running_arena
 from fake_hub import FakeHub
-from sciarena.config import Settings
-from sciarena.services import build_services
-from sciarena.votes.hub import HubSync
-from sciarena.votes.load import VoteSource, read_records
-from sciarena.votes.store import LocalVoteStore
+from sciarena.core.settings import Settings
+from sciarena.wiring import build_services
+from sciarena.votes.store.hub import HubSync
+from sciarena.votes.read.records import VoteSource, read_records
+from sciarena.votes.store.local import LocalVoteStore
 
 pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
 

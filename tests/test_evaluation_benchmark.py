@@ -8,12 +8,12 @@ from collections import Counter
 
 import pytest
 
-from sciarena.evaluation.benchmark import (
+from sciarena.science.evaluation.benchmark import (
     EvalItem, EvaluationInputError, build_benchmark, match_discipline, normalise_vote, read_benchmark,
     write_benchmark,
 )
-from sciarena.types import DISCIPLINES
-from sciarena.votes.load import load
+from sciarena.core.types import DISCIPLINES
+from sciarena.votes.read.records import load
 
 
 def vote(i: int, subject: str, label: str, **extra) -> dict:

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from fake_openai import FakeOpenAI
-from sciarena.cli import build_parser
-from sciarena.config import Settings
-from sciarena.evaluation.benchmark import EvalItem, read_benchmark, write_benchmark
-from sciarena.evaluation.judge import build_judge_messages
-from sciarena.evaluation.runner import PredictionLog, run_judge
-from sciarena.types import DISCIPLINES
+from sciarena.cli.main import build_parser
+from sciarena.core.settings import Settings
+from sciarena.science.evaluation.benchmark import EvalItem, read_benchmark, write_benchmark
+from sciarena.science.evaluation.judge import build_judge_messages
+from sciarena.science.evaluation.runner import PredictionLog, run_judge
+from sciarena.core.types import DISCIPLINES
 
 ROOT = Path(__file__).resolve().parents[1]
 JUDGE = "Loop Judge"
@@ -241,7 +241,7 @@ def test_a_slow_judge_times_out_per_call(tmp_path, fake_openai):
 def test_a_run_stops_starting_items_after_many_failures_in_a_row(tmp_path, fake_openai):
     bench, _ = marker_bench(tmp_path, n=8)
     fake_openai.add_script("judge", fail_forever=401)
-    from sciarena.evaluation.judge import resolve_judge
+    from sciarena.science.evaluation.judge import resolve_judge
 
     judge = resolve_judge(JUDGE, settings_for(tmp_path, fake_openai))
     outcome = run_judge(read_benchmark(bench), judge, concurrency=1, max_consecutive_errors=3)

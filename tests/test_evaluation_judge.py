@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from sciarena.config import Settings
-from sciarena.errors import EvaluationInputError
-from sciarena.evaluation.benchmark import EvalItem
-from sciarena.evaluation.judge import (
+from sciarena.core.settings import Settings
+from sciarena.core.errors import EvaluationInputError
+from sciarena.science.evaluation.benchmark import EvalItem
+from sciarena.science.evaluation.judge import (
     BASELINES, ModelJudge, baseline_judge, build_judge_messages, count_citations, parse_verdict, resolve_judge,
 )
-from sciarena.evaluation.runner import judge_item
+from sciarena.science.evaluation.runner import judge_item
 
 
 @pytest.mark.parametrize("reply, verdict", [

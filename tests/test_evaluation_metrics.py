@@ -6,11 +6,11 @@ import math
 
 import pytest
 
-from sciarena.evaluation.metrics import (
+from sciarena.science.evaluation.metrics import (
     accuracy, accuracy_all, bootstrap_interval, per_discipline, position_stats, score, score_to_json,
     wilson_interval,
 )
-from sciarena.evaluation.runner import Prediction
+from sciarena.science.evaluation.runner import Prediction
 
 FLIP = {"A": "B", "B": "A"}
 

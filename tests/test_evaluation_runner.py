@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from sciarena.evaluation.benchmark import EvalItem
-from sciarena.evaluation.judge import Reply
-from sciarena.evaluation.runner import run_judge
+from sciarena.science.evaluation.benchmark import EvalItem
+from sciarena.science.evaluation.judge import Reply
+from sciarena.science.evaluation.runner import run_judge
 
 
 @dataclass

@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from sciarena.files import atomic_output
+from sciarena.core.files import atomic_output
 
 
 def test_the_target_is_replaced_only_when_the_block_ends(tmp_path):

@@ -13,8 +13,8 @@ from types import SimpleNamespace
 import gradio as gr
 import pytest
 
-from sciarena.arena import ArenaSession
-from sciarena.errors import NeedsKey, ProviderTimeout
+from sciarena.arena.rules import ArenaSession
+from sciarena.core.errors import NeedsKey, ProviderTimeout
 from sciarena.ui.app import arena_tab
 from sciarena.ui.handlers import ArenaHandlers
 from sciarena.votes.voter import Visitor

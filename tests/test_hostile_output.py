@@ -11,7 +11,7 @@ from gradio_client import Client
 
 from arena_server import running_arena
 from fake_openai import FakeOpenAI
-from sciarena.services import build_services
+from sciarena.wiring import build_services
 from test_app_real_models import settings_for
 
 

@@ -11,10 +11,10 @@ import pytest
 from huggingface_hub import CommitOperationAdd, HfApi, metadata_load
 
 from fake_hub import FakeHub, make_record
-from sciarena.config import Settings
-from sciarena.votes.hub import HubSync, dataset_card, open_hub_sync
+from sciarena.core.settings import Settings
+from sciarena.votes.store.hub import HubSync, dataset_card, open_hub_sync
 from sciarena.votes.schema import VOTE_FIELDS
-from sciarena.votes.store import LocalVoteStore
+from sciarena.votes.store.local import LocalVoteStore
 
 REPO = "org/votes"
 
@@ -180,7 +180,7 @@ def short_hub_timeouts():
     from huggingface_hub import set_client_factory
     from huggingface_hub.utils._http import default_client_factory
 
-    from sciarena.votes.hub import use_hub_timeouts
+    from sciarena.votes.store.hub import use_hub_timeouts
 
     use_hub_timeouts(connect_s=2.0, read_s=0.5)
     yield
@@ -227,9 +227,9 @@ import signal, sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from fake_hub import make_record
-from sciarena.config import Settings
-from sciarena.votes.hub import open_hub_sync
-from sciarena.votes.store import LocalVoteStore
+from sciarena.core.settings import Settings
+from sciarena.votes.store.hub import open_hub_sync
+from sciarena.votes.store.local import LocalVoteStore
 
 settings = Settings.from_env()
 sync = open_hub_sync(settings, LocalVoteStore.folder_for(settings.data_dir))

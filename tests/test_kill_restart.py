@@ -30,10 +30,10 @@ import sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from fake_hub import make_record
-from sciarena.config import Settings
-from sciarena.errors import VoteRejected
-from sciarena.votes.hub import open_hub_sync
-from sciarena.votes.store import LocalVoteStore
+from sciarena.core.settings import Settings
+from sciarena.core.errors import VoteRejected
+from sciarena.votes.store.hub import open_hub_sync
+from sciarena.votes.store.local import LocalVoteStore
 
 settings = Settings.from_env()
 store_root = Path(settings.data_dir) / "votes"

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from fake_openai import FakeOpenAI
-from sciarena.config import Settings
-from sciarena.labelling import cli as label_cli
-from sciarena.labelling.store import LabelLog, question_hash
+from sciarena.core.settings import Settings
+from sciarena.cli import label as label_cli
+from sciarena.science.labelling.store import LabelLog, question_hash
 
 MODEL = "Loop Labeller"
 QUESTIONS = {
@@ -167,9 +167,9 @@ def test_unknown_model_and_foreign_out_file_are_refused(tmp_path: Path, fake_ope
 
 
 def test_label_votes_stops_after_a_run_of_failures_and_saves_calls_in_flight_on_ctrl_c() -> None:
-    from sciarena.errors import ProviderError
-    from sciarena.labelling.labellers import CATEGORY, LLMLabeller
-    from sciarena.labelling.store import VoteQuestion, label_votes
+    from sciarena.core.errors import ProviderError
+    from sciarena.arena.labels.labellers import CATEGORY, LLMLabeller
+    from sciarena.science.labelling.store import VoteQuestion, label_votes
 
     items = [VoteQuestion(f"v{k}", f"Question {k}?") for k in range(10)]
 

@@ -10,12 +10,12 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from scipy.stats import spearmanr
 
-from sciarena.errors import LeaderboardInputError
-from sciarena.leaderboard import compute_leaderboard, table_from_arrays, to_dict
-from sciarena.leaderboard import bradley_terry as bt
-from sciarena.leaderboard import elo
+from sciarena.core.errors import LeaderboardInputError
+from sciarena.board import compute_leaderboard, table_from_arrays, to_dict
+from sciarena.board import bradley_terry as bt
+from sciarena.board import elo
 from sciarena.votes.schema import score_of_a
-from sciarena.leaderboard.synthetic import simulate
+from sciarena.board.synthetic import simulate
 
 ELO = 400.0 / math.log(10.0)
 

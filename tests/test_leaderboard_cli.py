@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sciarena.leaderboard import compute_leaderboard, load_votes, to_dict
-from sciarena.leaderboard.cli import main
-from sciarena.leaderboard.synthetic import simulate, write_jsonl
+from sciarena.board import compute_leaderboard, load_votes, to_dict
+from sciarena.cli.leaderboard import main
+from sciarena.board.synthetic import simulate, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
-ENTRY = "import sys; from sciarena.leaderboard.cli import main; sys.exit(main())"
+ENTRY = "import sys; from sciarena.cli.leaderboard import main; sys.exit(main())"
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -112,7 +112,7 @@ def test_bad_input_in_a_real_process_has_no_traceback(votes: Path, tmp_path: Pat
 def test_add_parser_registers_the_subcommand(votes: Path, capsys):
     import argparse
 
-    from sciarena.leaderboard.cli import add_parser
+    from sciarena.cli.leaderboard import add_parser
 
     parser = argparse.ArgumentParser(prog="sciarena")
     add_parser(parser.add_subparsers(dest="command"))

@@ -8,11 +8,11 @@ import json
 import numpy as np
 import pytest
 
-from sciarena.errors import LeaderboardInputError
-from sciarena.leaderboard import load_votes, table_from_arrays
-from sciarena.leaderboard.cli import main
-from sciarena.leaderboard.history import as_of, boundary_label, parse_cutoff, rating_history
-from sciarena.leaderboard.synthetic import simulate, write_jsonl
+from sciarena.core.errors import LeaderboardInputError
+from sciarena.board import load_votes, table_from_arrays
+from sciarena.cli.leaderboard import main
+from sciarena.board.history import as_of, boundary_label, parse_cutoff, rating_history
+from sciarena.board.synthetic import simulate, write_jsonl
 
 PER_PHASE = 3000
 
@@ -73,7 +73,7 @@ def test_history_steps_at_the_known_day(votes):
 def test_history_matches_the_as_of_board(votes):
     table = load_votes(votes)
     hist = rating_history(table)
-    from sciarena.leaderboard import compute_leaderboard
+    from sciarena.board import compute_leaderboard
 
     cut = as_of(table, parse_cutoff("2025-06-13"))
     lb = compute_leaderboard(cut.table, bootstrap=0, by=())

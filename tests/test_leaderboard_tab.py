@@ -7,7 +7,7 @@ import threading
 
 import gradio as gr
 
-from sciarena.arena import ArenaSession, Ballot
+from sciarena.arena.rules import ArenaSession, Ballot
 from sciarena.ui.leaderboard_tab import LeaderboardTab
 
 
@@ -159,8 +159,8 @@ def test_the_data_section_without_votes_says_so(scripted, make_services):
 
 
 def test_a_pipeline_is_shown_against_its_own_base_model(tmp_path):
-    from sciarena.config import Settings
-    from sciarena.services import build_services
+    from sciarena.core.settings import Settings
+    from sciarena.wiring import build_services
 
     services = build_services(Settings(data_dir=tmp_path / "data", seed=0))
     pipeline, base = "OpenScholar-style (Extractive-MMR, offline)", "Extractive-MMR (offline)"

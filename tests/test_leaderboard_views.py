@@ -10,12 +10,12 @@ import re
 import numpy as np
 import pytest
 
-from sciarena.leaderboard import compute_leaderboard, table_from_arrays
-from sciarena.leaderboard.bradley_terry import needs_ridge
-from sciarena.leaderboard.synthetic import simulate
-from sciarena.errors import LeaderboardInputError
-from sciarena.leaderboard.board import ModelFacts, board_rows, build_board, rows_csv, select_view, view_choices
-from sciarena.leaderboard.views import cost_per_100_calls, head_to_head, mean_tokens
+from sciarena.board import compute_leaderboard, table_from_arrays
+from sciarena.board.bradley_terry import needs_ridge
+from sciarena.board.synthetic import simulate
+from sciarena.core.errors import LeaderboardInputError
+from sciarena.board.board import ModelFacts, board_rows, build_board, rows_csv, select_view, view_choices
+from sciarena.board.views import cost_per_100_calls, head_to_head, mean_tokens
 from sciarena.ui.board_html import render_table
 
 
@@ -91,7 +91,7 @@ def test_views_fit_only_their_votes():
 
 
 def test_charts_are_svg_and_html_best_first_with_counts_in_cells():
-    from sciarena.leaderboard.plots import MIN_DECISIVE, battle_count_html, ratings_svg, win_rate_html
+    from sciarena.board.plots import MIN_DECISIVE, battle_count_html, ratings_svg, win_rate_html
 
     table = simulate(np.linspace(-100, 100, 6), 1500)
     lb = compute_leaderboard(table, bootstrap=20)
@@ -125,7 +125,7 @@ def test_needs_ridge_detects_groups_that_never_met():
 def test_catalogue_release_and_licence_reach_the_board(tmp_path):
     import json as _json
 
-    from sciarena.config import DEFAULT_CATALOGUE
+    from sciarena.core.settings import DEFAULT_CATALOGUE
     from sciarena.providers.catalogue import CatalogueError, load_catalogue_files
 
     shipped = {m.name: m for m in load_catalogue_files([DEFAULT_CATALOGUE]).models}

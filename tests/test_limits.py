@@ -13,11 +13,11 @@ import uuid
 
 import pytest
 
-from sciarena.arena import ArenaSession, Ballot
-from sciarena.errors import ArenaBusy, RateLimitedVisitor
-from sciarena.limits import DAY, HOUR, Limiter, Limits
-from sciarena.limits_redis import UNREACHABLE, RedisLimiter
-from sciarena.types import ModelSpec
+from sciarena.arena.rules import ArenaSession, Ballot
+from sciarena.core.errors import ArenaBusy, RateLimitedVisitor
+from sciarena.arena.limits.memory import DAY, HOUR, Limiter, Limits
+from sciarena.arena.limits.redis import UNREACHABLE, RedisLimiter
+from sciarena.core.types import ModelSpec
 from sciarena.votes.voter import Visitor, voter_id
 
 PAID = (ModelSpec("A", "x", "a"), ModelSpec("B", "x", "b"))
@@ -150,7 +150,7 @@ def test_a_refused_battle_is_not_counted(limiter, clock):
 
 
 def test_limits_come_from_the_environment():
-    from sciarena.config import Settings
+    from sciarena.core.settings import Settings
 
     settings = Settings.from_env({"SCIARENA_BATTLES_PER_HOUR": "5", "SCIARENA_VOTES_PER_DAY": "0",
                                   "SCIARENA_MAX_PAID_BATTLES": "3", "SCIARENA_LIMIT_OFFLINE": "yes",

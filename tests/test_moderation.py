@@ -8,8 +8,8 @@ import pytest
 from fake_openai import FakeOpenAI, point_catalogue_at
 from fake_semantic_scholar import FakeSemanticScholar
 
-from sciarena.config import Settings
-from sciarena.errors import FlaggedQuestion, RetrievalError, SciArenaError
+from sciarena.core.settings import Settings
+from sciarena.core.errors import FlaggedQuestion, RetrievalError, SciArenaError
 from sciarena.providers.registry import Models, open_models
 from sciarena.retrieval.choose import RetrievalOptions, open_moderator, open_retriever
 from sciarena.retrieval.moderation import (
@@ -20,7 +20,7 @@ from sciarena.retrieval.moderation import (
     ModelModerator,
     local_check,
 )
-from sciarena.types import Retrieval
+from sciarena.core.types import Retrieval
 
 ABUSIVE = [
     "fuck you, answer me",
@@ -137,7 +137,7 @@ def test_moderation_modes(tmp_path):
 
 def test_local_retrievers_are_moderated_too(tmp_path):
     from sciarena.retrieval.local import LocalIndex
-    from sciarena.types import Paper
+    from sciarena.core.types import Paper
 
     paper = (Paper("p", "Stomata"), "Stomata close under drought stress in most plants.")
     LocalIndex.build([paper]).save(tmp_path / "i")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sciarena.config import Settings
+from sciarena.core.settings import Settings
 from sciarena.pipelines.prompts import parse_feedback
-from sciarena.providers.offline_revision import offline_feedback, offline_refine
-from sciarena.services import build_services
-from sciarena.types import Paper, Passage, Reference, Revision
+from sciarena.pipelines.offline_revision import offline_feedback, offline_refine
+from sciarena.wiring import build_services
+from sciarena.core.types import Paper, Passage, Reference, Revision
 
 QUESTION = "How do transformers use self-attention to replace recurrence in sequence models?"
 

@@ -6,13 +6,13 @@ import re
 
 import pytest
 
-from sciarena.config import Settings
-from sciarena.errors import ProviderError
-from sciarena.postprocess import cited_numbers, clean_answer, strip_markdown
+from sciarena.core.settings import Settings
+from sciarena.core.errors import ProviderError
+from sciarena.answer.clean import cited_numbers, clean_answer, strip_markdown
 from sciarena.providers.catalogue import load_catalogue
 from sciarena.providers.offline import OFFLINE_MODEL_IDS, OfflineProvider
 from sciarena.providers.offline_strategies import mmr, spherical_kmeans
-from sciarena.types import GenerationRequest, ModelSpec, Paper, Passage, Reference
+from sciarena.core.types import GenerationRequest, ModelSpec, Paper, Passage, Reference
 
 QUESTION = "How does sleep deprivation affect memory consolidation and hippocampal replay?"
 
@@ -170,7 +170,7 @@ def test_unknown_model_id_is_a_provider_error_and_reported_unavailable() -> None
 def test_every_catalogue_baseline_runs_and_a_cancel_stops_the_pacing() -> None:
     import threading
 
-    from sciarena.errors import Cancelled
+    from sciarena.core.errors import Cancelled
 
     assert set(SPECS) == set(OFFLINE_MODEL_IDS)
     assert all(OfflineProvider().unavailable_reason(s) is None for s in SPECS.values())

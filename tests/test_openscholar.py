@@ -14,14 +14,14 @@ from dataclasses import replace
 import pytest
 
 from conftest import FakeClock, FixedRetriever
-from sciarena.errors import ProviderError
+from sciarena.core.errors import ProviderError
 from sciarena.pipelines.prompts import FEEDBACK_SYSTEM_PROMPT, REFINE_SYSTEM_PROMPT, parse_feedback
 from sciarena.pipelines.provider import PipelineProvider
-from sciarena.prompting import build_messages
+from sciarena.answer.prompt import build_messages
 from sciarena.providers.offline import OfflineProvider
 from sciarena.providers.openai_compat import OpenAICompatibleProvider
-from sciarena.runner import BattleRunner
-from sciarena.types import Battle, GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval
+from sciarena.arena.runner import BattleRunner
+from sciarena.core.types import Battle, GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval
 
 QUESTION = "How does the Transformer replace recurrence in sequence models?"
 
@@ -235,7 +235,7 @@ def test_the_status_line_names_each_step_while_the_side_runs(fake_openai):
 
 
 def test_the_vote_record_carries_the_added_references_and_the_steps(fake_openai):
-    from sciarena.types import Vote
+    from sciarena.core.types import Vote
     from sciarena.votes.schema import vote_record
 
     fake_openai.add_script("base", respond=StepScript(DRAFT, FEEDBACK, (REVISED,)))

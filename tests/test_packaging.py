@@ -39,7 +39,7 @@ def test_the_wheel_holds_the_package_data_and_not_the_apps_data_folder(tmp_path)
     assert "sciarena/data/models.json" in data_files and "sciarena/votes/dataset_card.md" in data_files
     missing = data_files - names  # a data file added to the package but not to pyproject's package-data
     assert not missing
-    assert {"sciarena/__main__.py", "sciarena/ui/app.py", "sciarena/leaderboard/cli.py"} <= names
+    assert {"sciarena/__main__.py", "sciarena/ui/app.py", "sciarena/cli/leaderboard.py"} <= names
     assert not any(name.startswith(("data/", "app.py", "tests/")) for name in names)
     metadata = next(name for name in names if name.endswith(".dist-info/METADATA"))
     requires = [line for line in zipfile.ZipFile(wheel).read(metadata).decode().splitlines()

@@ -7,9 +7,9 @@ from collections import Counter
 
 import pytest
 
-from sciarena.errors import SciArenaError
-from sciarena.pairing import cost_usd, sample_pair
-from sciarena.types import ModelSpec, Usage
+from sciarena.core.errors import SciArenaError
+from sciarena.arena.pairing import cost_usd, sample_pair
+from sciarena.core.types import ModelSpec, Usage
 
 
 def test_cost_of_offline_contestants_is_zero():

@@ -9,8 +9,8 @@ import fake_semantic_scholar as fixture
 import pytest
 from fake_semantic_scholar import FakeSemanticScholar, Fault
 
-from sciarena.config import Settings
-from sciarena.errors import RetrievalError, SciArenaError
+from sciarena.core.settings import Settings
+from sciarena.core.errors import RetrievalError, SciArenaError
 from sciarena.retrieval.choose import FALLBACK_NOTE, RetrievalOptions, open_retriever
 from sciarena.retrieval.local import LocalIndex
 from sciarena.retrieval.pipeline import (
@@ -28,7 +28,7 @@ from sciarena.retrieval.semantic_scholar import (
     SemanticScholarClient,
     SemanticScholarUnavailable,
 )
-from sciarena.types import ModelSpec, Paper, Passage
+from sciarena.core.types import ModelSpec, Paper, Passage
 
 BROAD = ("How accurate are citations of retrieval-augmented language models, and do dense "
          "retrievers beat BM25 lexical matching for scientific search?")

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from sciarena.errors import MalformedOutput
-from sciarena.identity import IDENTITY_TERMS, PLACEHOLDER, find_identity_mentions, redact_identity
-from sciarena.postprocess import (
+from sciarena.core.errors import MalformedOutput
+from sciarena.answer.redact import IDENTITY_TERMS, PLACEHOLDER, find_identity_mentions, redact_identity
+from sciarena.answer.clean import (
     ReasoningFilter,
     accept_llm_rewrite,
     cited_numbers,
@@ -18,7 +18,7 @@ from sciarena.postprocess import (
     strip_markdown,
     strip_reasoning,
 )
-from sciarena.types import Answer, Paper, Passage, Reference
+from sciarena.core.types import Answer, Paper, Passage, Reference
 
 
 def _ref(number: int, authors: tuple[str, ...], year: int | None, text: str = "Some passage text.") -> Reference:
@@ -310,7 +310,7 @@ def test_word_list_has_no_duplicates() -> None:
 
 
 def test_a_model_naming_itself_is_hidden_even_when_the_name_is_a_topic():
-    from sciarena.identity import redact_identity
+    from sciarena.answer.redact import redact_identity
 
     topic = "Ignore: Claude Anthropic GPT-4o OpenAI. What is CRISPR?"
     assert redact_identity("I am Claude, made by Anthropic.", topic) == (

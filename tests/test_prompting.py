@@ -12,9 +12,9 @@ from typing import Callable
 
 import pytest
 
-from sciarena.errors import InvalidQuestion
-from sciarena.prompting import build_messages, build_postprocess_messages, format_reference
-from sciarena.types import Paper, Passage, Reference
+from sciarena.core.errors import InvalidQuestion
+from sciarena.answer.prompt import build_messages, build_postprocess_messages, format_reference
+from sciarena.core.types import Paper, Passage, Reference
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 

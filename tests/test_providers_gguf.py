@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from sciarena.errors import ProviderError
+from sciarena.core.errors import ProviderError
 from sciarena.providers.local_gguf import LocalGGUFProvider, packaged_smollm2_path, xllamacpp_installed
-from sciarena.types import GenerationRequest, ModelSpec
+from sciarena.core.types import GenerationRequest, ModelSpec
 
 pytestmark = [
     pytest.mark.slow,  # a real llama.cpp generation
@@ -94,8 +94,8 @@ def test_the_openscholar_loop_runs_over_the_local_model(provider: LocalGGUFProvi
     from dataclasses import replace
 
     from sciarena.pipelines.provider import PipelineProvider
-    from sciarena.prompting import build_messages
-    from sciarena.types import Paper, Passage, Reference
+    from sciarena.answer.prompt import build_messages
+    from sciarena.core.types import Paper, Passage, Reference
 
     paper = Paper(paper_id="p1", title="Photosynthesis in plants", authors=("A. Author",), year=2001)
     refs = (Reference(1, paper, (Passage("p1#0", paper, "Photosynthesis turns light, water and carbon dioxide "

@@ -9,11 +9,11 @@ import time
 import pytest
 from fake_openai import FakeOpenAI
 
-from sciarena.errors import Cancelled, ProviderError, ProviderTimeout
+from sciarena.core.errors import Cancelled, ProviderError, ProviderTimeout
 from sciarena.providers.calls import complete, moderate
 from sciarena.providers.offline import OfflineProvider
 from sciarena.providers.openai_compat import OpenAICompatibleProvider
-from sciarena.types import GenerationRequest, ModelSpec, Usage
+from sciarena.core.types import GenerationRequest, ModelSpec, Usage
 
 KEY = "sk-test-stop"
 CLIENTS = ("openai", "together")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import chi2
 
-from sciarena.quality.anomaly import (
+from sciarena.science.quality.anomaly import (
     a5_test, canonical_pairs, checkpoints, fisher_test, leave_out_history, rarity_pvalues,
 )
 

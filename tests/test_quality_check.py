@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sciarena.quality.check import (
+from sciarena.science.quality.check import (
     A5, CONSENSUS, NO_VOTER_IDS, POSITION, TESTS, VoteArrays, arrays_from_records, check_votes,
 )
-from sciarena.quality.report import to_dict
-from sciarena.quality.synthetic import HONEST, planted_history, records_from_arrays
+from sciarena.science.quality.report import to_dict
+from sciarena.science.quality.synthetic import HONEST, planted_history, records_from_arrays
 
 
 def _record(voter, a, b, vote, ts=None):

@@ -1,4 +1,4 @@
-"""The ``quality`` command through its entry functions (the integrator registers it in sciarena/cli.py)."""
+"""The ``quality`` command through its entry functions (the integrator registers it in sciarena/cli/main.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sciarena.quality import cli
-from sciarena.quality.synthetic import planted_history, records_from_arrays
+from sciarena.cli import quality as cli
+from sciarena.science.quality.synthetic import planted_history, records_from_arrays
 
 
 @pytest.fixture(scope="module")

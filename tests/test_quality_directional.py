@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.stats import binom, binomtest
 
-from sciarena.leaderboard.bradley_terry import aggregate, fit_counts
-from sciarena.leaderboard.synthetic import simulate
-from sciarena.quality.directional import (
+from sciarena.board.bradley_terry import aggregate, fit_counts
+from sciarena.board.synthetic import simulate
+from sciarena.science.quality.directional import (
     consensus_test, holm, leave_out_strengths, poisson_binomial_lower_tail, position_test,
 )
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from sciarena.errors import RetrievalError
+from sciarena.core.errors import RetrievalError
 from sciarena.retrieval.bm25 import query_weight
 from sciarena.retrieval.corpus import demo_corpus_files, read_corpus
 from sciarena.retrieval.dense import PassageVectors
@@ -22,7 +22,7 @@ from sciarena.retrieval.quality import (
 from sciarena.retrieval.relevance import (
     BM25_FLOOR, DENSE_FLOOR, MATCH_FLOOR, NO_FLOOR, NOTHING_RELEVANT, RelevanceFloor,
 )
-from sciarena.types import Paper, Passage
+from sciarena.core.types import Paper, Passage
 
 
 def scored(*scores: float) -> list[Passage]:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from sciarena.types import Answer, ModelSpec, Paper, Passage, Reference, Retrieval, SideResult
+from sciarena.core.types import Answer, ModelSpec, Paper, Passage, Reference, Retrieval, SideResult
 from sciarena.ui import render
 
 MARKDOWN = """## Findings

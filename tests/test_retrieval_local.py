@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sciarena.config import DEMO_CORPUS_DIR
-from sciarena.errors import RetrievalError
+from sciarena.core.settings import DEMO_CORPUS_DIR
+from sciarena.core.errors import RetrievalError
 from sciarena.retrieval.corpus import (
     demo_corpus_files, parse_bibtex, read_corpus, read_corpus_file,
 )
@@ -24,7 +24,7 @@ from sciarena.retrieval.local import (
 from sciarena.retrieval.passages import (
     chunk_text, indexed_text, paper_passages, split_sentences,
 )
-from sciarena.types import Paper, Passage
+from sciarena.core.types import Paper, Passage
 
 REPO = Path(__file__).resolve().parents[1]
 CONSONANTS = "bcdfghjkmnpqrtvwxz"  # no vowels or 's': the stemmer leaves such words alone
@@ -432,7 +432,7 @@ def test_bibtex_parser_resumes_after_a_broken_entry():
 # --- CLI ------------------------------------------------------------------------------
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "sciarena.retrieval.cli", *args],
+    return subprocess.run([sys.executable, "-m", "sciarena.cli.index", *args],
                           cwd=REPO, capture_output=True, text=True, timeout=120)
 
 

@@ -11,11 +11,11 @@ from types import SimpleNamespace
 import gradio as gr
 import pytest
 
-from sciarena.agreement_cli import add_parser
-from sciarena.config import Settings
-from sciarena.review import ReviewDesk, ReviewRefused
+from sciarena.cli.agreement import add_parser
+from sciarena.core.settings import Settings
+from sciarena.science.review import ReviewDesk, ReviewRefused
 from sciarena.ui import review_tab
-from sciarena.votes.reviews import REVIEW_FIELDS, LocalReviewStore
+from sciarena.votes.store.reviews import REVIEW_FIELDS, LocalReviewStore
 from sciarena.votes.voter import Visitor, voter_id
 
 SALT = "test-salt"
@@ -196,7 +196,7 @@ def test_agreement_command_reads_the_review_file(tmp_path):
 def _cli(*argv: str) -> tuple[int, str, str]:
     import argparse
 
-    from sciarena import review_cli
+    from sciarena.cli import reviews as review_cli
 
     parser = argparse.ArgumentParser()
     commands = parser.add_subparsers()
@@ -244,9 +244,9 @@ def test_reviews_command_refuses_bad_input_in_one_line(tmp_path):
 def test_votes_and_reviews_share_the_dataset_in_their_own_folders(tmp_path):
     from fake_hub import FakeHub, make_record
 
-    from sciarena.votes.hub import open_hub_sync
-    from sciarena.votes.reviews import open_review_sync
-    from sciarena.votes.store import LocalVoteStore
+    from sciarena.votes.store.hub import open_hub_sync
+    from sciarena.votes.store.reviews import open_review_sync
+    from sciarena.votes.store.local import LocalVoteStore
 
     with FakeHub() as hub:
         settings = Settings(data_dir=tmp_path, votes_repo="org/votes", secrets={"HF_TOKEN": "hf_x"})

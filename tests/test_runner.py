@@ -7,10 +7,10 @@ import threading
 
 import pytest
 
-from sciarena.errors import ProviderError, ProviderTimeout
-from sciarena.pairing import new_battle
-from sciarena.runner import BattleRunner
-from sciarena.types import GenerationRequest, Retrieval, Usage
+from sciarena.core.errors import ProviderError, ProviderTimeout
+from sciarena.arena.pairing import new_battle
+from sciarena.arena.runner import BattleRunner
+from sciarena.core.types import GenerationRequest, Retrieval, Usage
 
 
 def start(scripted, refs, a, b, clock=None, timeout_s: float = 10.0):

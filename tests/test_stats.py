@@ -1,4 +1,4 @@
-"""Data statistics (sciarena/analysis/stats.py) on a small hand-checked vote file, in our schema
+"""Data statistics (sciarena/science/stats/stats.py) on a small hand-checked vote file, in our schema
 and in the released one; the expected numbers below are worked out by hand from VOTES."""
 
 from __future__ import annotations
@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from sciarena.analysis.stats import (
+from sciarena.science.stats.stats import (
     BOTH_BAD, NO_TIMESTAMPS, TOP_MODEL_LOST, StatsInputError, compute_stats, failure_records, to_dict,
 )
-from sciarena.leaderboard.compute import compute_leaderboard
-from sciarena.leaderboard.synthetic import simulate, write_jsonl
-from sciarena.leaderboard.table import vote_table
-from sciarena.votes.load import load
+from sciarena.board.compute import compute_leaderboard
+from sciarena.board.synthetic import simulate, write_jsonl
+from sciarena.board.table import vote_table
+from sciarena.votes.read.records import load
 from sciarena.votes.schema import RELEASED_FIELDS
 
 RANKED = ("o3", "GPT-5", "Claude", "Llama", "Qwen")  # the leaderboard order the unit tests give

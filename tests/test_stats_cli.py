@@ -1,5 +1,5 @@
 """The ``stats`` command through its entry function, and its figures (the integrator registers it
-in sciarena/cli.py)."""
+in sciarena/cli/main.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from sciarena.analysis import cli, plots
-from sciarena.analysis.stats import BOTH_BAD, TOP_MODEL_LOST, compute_stats
-from sciarena.leaderboard.synthetic import simulate, write_jsonl, write_released_jsonl
-from sciarena.votes.load import load
+from sciarena.cli import stats as cli
+from sciarena.science.stats import plots
+from sciarena.science.stats.stats import BOTH_BAD, TOP_MODEL_LOST, compute_stats
+from sciarena.board.synthetic import simulate, write_jsonl, write_released_jsonl
+from sciarena.votes.read.records import load
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ import threading
 
 import pytest
 
-from sciarena.errors import VoteRejected, VoteStoreError
-from sciarena.types import (Vote)
+from sciarena.core.errors import VoteRejected, VoteStoreError
+from sciarena.core.types import (Vote)
 from sciarena.votes.schema import RELEASED_FIELDS, VOTE_FIELDS, vote_record
-from sciarena.votes.store import LocalVoteStore
+from sciarena.votes.store.local import LocalVoteStore
 
 
 def test_record_has_every_field_in_order_and_released_names(finished_battle):
@@ -27,8 +27,8 @@ def test_record_has_every_field_in_order_and_released_names(finished_battle):
 
 
 def test_labels_and_their_labellers_are_recorded_and_older_records_load_with_nulls(finished_battle):
-    from sciarena.labelling.arena import QuestionLabels
-    from sciarena.votes.load import normalise
+    from sciarena.arena.labels.at_vote import QuestionLabels
+    from sciarena.votes.read.records import normalise
 
     labels = QuestionLabels("Others", "Model X", "", "offline:rules:discipline")
     record = vote_record(Vote(finished_battle(), "A", timestamp="2026-11-30T06:00:00.000Z"), labels)

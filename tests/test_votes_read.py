@@ -13,14 +13,14 @@ import pytest
 from huggingface_hub import HfApi
 
 from fake_hub import FakeHub, make_record
-from sciarena.leaderboard import load_votes
-from sciarena.leaderboard.synthetic import simulate, write_jsonl
-from sciarena.votes.columns import battles_per_model
-from sciarena.votes.copy import cache_path
-from sciarena.votes.load import load
-from sciarena.votes.duck import read_lines
-from sciarena.votes.parse import SMALL_INPUT_BYTES, leading_keys, parse_lines_python
-from sciarena.votes.read import read_columns
+from sciarena.board import load_votes
+from sciarena.board.synthetic import simulate, write_jsonl
+from sciarena.votes.read.raw import battles_per_model
+from sciarena.votes.read.copy import cache_path
+from sciarena.votes.read.records import load
+from sciarena.votes.read.duck import read_lines
+from sciarena.votes.read.parse import SMALL_INPUT_BYTES, leading_keys, parse_lines_python
+from sciarena.votes.read.columns import read_columns
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -175,7 +175,7 @@ def test_a_missing_hub_dataset_is_one_line_and_exit_code_2(hub, tmp_path):
 
 
 def test_vote_table_takes_records_as_well_as_columns(tmp_path):
-    from sciarena.leaderboard import vote_table
+    from sciarena.board import vote_table
 
     path = tmp_path / "votes-1.jsonl"
     path.write_text("".join(json.dumps(make_record(i)) + "\n" for i in range(12)))
@@ -192,7 +192,7 @@ def test_every_reader_gives_the_same_voter_ids_and_redaction_flags(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from sciarena.votes.arrow_io import read_parquet
+    from sciarena.votes.read.arrow_io import read_parquet
 
     odd = [True, False, None, "true", 1, [True], {"x": True}]
     rows = [{"id": f"v{k}", "modelA": "Alpha", "modelB": "Beta", "vote": "A", "padding": "x" * 400,

@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sciarena.errors import LeaderboardInputError
-from sciarena.leaderboard import compute_leaderboard, load_votes, to_dict
-from sciarena.leaderboard.cli import main
-from sciarena.quality import cli as quality_cli
-from sciarena.quality.check import arrays_from_records, check_votes
-from sciarena.quality.synthetic import planted_history, records_from_arrays
+from sciarena.core.errors import LeaderboardInputError
+from sciarena.board import compute_leaderboard, load_votes, to_dict
+from sciarena.cli.leaderboard import main
+from sciarena.cli import quality as quality_cli
+from sciarena.science.quality.check import arrays_from_records, check_votes
+from sciarena.science.quality.synthetic import planted_history, records_from_arrays
 
 MODELS = ("Alpha", "Beta", "Gamma")
 

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from sciarena.errors import MalformedOutput
-from sciarena.prompting import Message, format_references
-from sciarena.types import Reference
+from sciarena.core.errors import MalformedOutput
+from sciarena.answer.prompt import Message, format_references
+from sciarena.core.types import Reference
 
 MAX_FEEDBACK_ITEMS = 3
 MAX_ISSUE_CHARS = 600

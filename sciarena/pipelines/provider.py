@@ -12,9 +12,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 
-from sciarena.errors import ProviderError
+from sciarena.core.errors import ProviderError
 from sciarena.pipelines.openscholar import LoopBudget, OpenScholarLoop, RetrieverLike
-from sciarena.types import Delta, GenerationRequest, ModelSpec, Provider
+from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Provider
 
 # The loop's default deadline as a share of the battle's timeout: room for the step that is running
 # when it passes, so the side ends with its best answer rather than the battle's timeout.

@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from sciarena.labelling.attribution import SUPPORTING, LexicalJudge, Pair
-from sciarena.postprocess import cited_numbers, sentence_spans
-from sciarena.types import Reference
+from sciarena.science.labelling.attribution import SUPPORTING, LexicalJudge, Pair
+from sciarena.answer.clean import cited_numbers, sentence_spans
+from sciarena.core.types import Reference
 
 MIN_STATEMENT_CHARS = 50
 MIN_CONTENT_STEMS = 4  # fewer content words than this is a transition, not a claim

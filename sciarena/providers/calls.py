@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sciarena.errors import ProviderError
-from sciarena.types import GenerationRequest, ModelSpec, Provider, Usage
+from sciarena.core.errors import ProviderError
+from sciarena.core.types import GenerationRequest, ModelSpec, Provider, Usage
 
 
 @dataclass(frozen=True)

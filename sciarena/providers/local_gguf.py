@@ -24,9 +24,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from sciarena.errors import Cancelled, ProviderError, ProviderTimeout
+from sciarena.core.errors import Cancelled, ProviderError, ProviderTimeout
 from sciarena.providers.openai_compat import request_messages
-from sciarena.types import Delta, GenerationRequest, ModelSpec, Usage
+from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Usage
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,9 @@ import time
 from types import MappingProxyType
 from typing import Callable, Iterator, Mapping, Sequence
 
-from sciarena.errors import Cancelled, ProviderError
+from sciarena.core.errors import Cancelled, ProviderError
 from sciarena.providers.offline_strategies import claim_clusters, extractive_mmr, per_paper_digest
-from sciarena.types import Delta, GenerationRequest, ModelSpec, Reference
+from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Reference
 
 Composer = Callable[[str, Sequence[Reference]], str]
 
@@ -57,7 +57,7 @@ class OfflineProvider:
         revision = request.revision
         if revision is None:
             return composer(request.question, request.references)
-        from sciarena.providers.offline_revision import offline_feedback, offline_refine
+        from sciarena.pipelines.offline_revision import offline_feedback, offline_refine
 
         if revision.kind == "feedback":
             return offline_feedback(request.question, request.references, revision.answer)

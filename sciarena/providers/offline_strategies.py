@@ -29,7 +29,7 @@ from sciarena.providers.offline_text import (
     lower_first,
     titles_only,
 )
-from sciarena.types import Paper, Reference
+from sciarena.core.types import Paper, Reference
 
 MMR_LAMBDA = 0.7
 _DIGEST_FRAMES = (

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from sciarena.types import Reference
+from sciarena.core.types import Reference
 
 NO_PAPERS = (
     "I could not find relevant papers for this question among the retrieved literature, "

@@ -15,11 +15,11 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from sciarena.errors import Cancelled, MalformedOutput, NeedsKey, ProviderError, ProviderTimeout, RateLimited
+from sciarena.core.errors import Cancelled, MalformedOutput, NeedsKey, ProviderError, ProviderTimeout, RateLimited
 from sciarena.providers.clients import CLIENT_KINDS, ClientErrors, build_client, client_errors
 from sciarena.providers.guard import CANCELLED, StreamGuard
 from sciarena.providers.retry import RetryPolicy, retry_after_seconds, with_retries
-from sciarena.types import Delta, GenerationRequest, ModelSpec, Usage
+from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Usage
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def request_messages(request: GenerationRequest) -> list[dict[str, str]]:
     """The chat messages to send: the request's own, else the standard prompt."""
     if request.messages:
         return [dict(m) for m in request.messages]
-    from sciarena.prompting import build_messages
+    from sciarena.answer.prompt import build_messages
 
     return [dict(m) for m in build_messages(request.question, request.references)]
 

@@ -17,9 +17,9 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sciarena.config import Settings
+from sciarena.core.settings import Settings
 from sciarena.providers.catalogue import Catalogue, CatalogueError, Endpoint, load_catalogue
-from sciarena.types import ModelSpec, Provider
+from sciarena.core.types import ModelSpec, Provider
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from sciarena.errors import ProviderError
+from sciarena.core.errors import ProviderError
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")

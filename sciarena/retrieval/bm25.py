@@ -18,7 +18,7 @@ import numpy as np
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
 
-from sciarena.errors import RetrievalError
+from sciarena.core.errors import RetrievalError
 
 _SPLIT_WORDS = re.compile(r"(?u)\b\w\w+\b").findall  # bm25s's default token pattern
 _STOPWORDS = frozenset(STOPWORDS_EN)

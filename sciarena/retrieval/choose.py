@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from sciarena.config import Settings
-from sciarena.errors import RetrievalError
+from sciarena.core.settings import Settings
+from sciarena.core.errors import RetrievalError
 from sciarena.providers.registry import Models, open_models
 from sciarena.retrieval.moderation import (
     MODERATION_MODEL,
@@ -30,7 +30,7 @@ from sciarena.retrieval.moderation import (
     Moderator,
 )
 from sciarena.retrieval.semantic_scholar import DEFAULT_BASE_URL
-from sciarena.types import Retrieval
+from sciarena.core.types import Retrieval
 
 log = logging.getLogger(__name__)
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from sciarena.config import DEMO_CORPUS_DIR
-from sciarena.errors import RetrievalError
-from sciarena.text import scrub_value
-from sciarena.types import Paper
+from sciarena.core.settings import DEMO_CORPUS_DIR
+from sciarena.core.errors import RetrievalError
+from sciarena.core.text import scrub_value
+from sciarena.core.types import Paper
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from sciarena.retrieval.local import LocalIndex
 from sciarena.retrieval.rerank import candidate_text
-from sciarena.types import Passage
+from sciarena.core.types import Passage
 
 log = logging.getLogger(__name__)
 

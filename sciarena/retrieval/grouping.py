@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from sciarena.types import Passage, Reference
+from sciarena.core.types import Passage, Reference
 
 
 def group_passages(passages: Iterable[Passage], top_k: int,

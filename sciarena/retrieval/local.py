@@ -23,8 +23,8 @@ from typing import Callable, Iterable, Sequence
 import bm25s
 import numpy as np
 
-from sciarena.config import DEMO_CORPUS_DIR
-from sciarena.errors import RetrievalError
+from sciarena.core.settings import DEMO_CORPUS_DIR
+from sciarena.core.errors import RetrievalError
 from sciarena.retrieval.bm25 import (
     STEMMER_LANGUAGE, bm25_index, query_term_ids, query_weight, top_indices,
 )
@@ -36,7 +36,7 @@ from sciarena.retrieval.passages import (
 from sciarena.retrieval.relevance import (
     BM25_FLOOR, DENSE_FLOOR, MATCH_FLOOR, NOTHING_RELEVANT, RelevanceFloor,
 )
-from sciarena.types import Paper, Passage, Retrieval
+from sciarena.core.types import Paper, Passage, Retrieval
 
 log = logging.getLogger(__name__)
 

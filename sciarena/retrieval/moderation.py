@@ -22,9 +22,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sciarena.errors import FlaggedQuestion, ProviderError
+from sciarena.core.errors import FlaggedQuestion, ProviderError
 from sciarena.providers.calls import moderate
-from sciarena.types import ModelSpec, Provider, Retrieval
+from sciarena.core.types import ModelSpec, Provider, Retrieval
 
 log = logging.getLogger(__name__)
 

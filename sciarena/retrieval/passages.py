@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 
-from sciarena.types import Paper, Passage
+from sciarena.core.types import Paper, Passage
 
 DEFAULT_PASSAGE_WORDS = 250
 

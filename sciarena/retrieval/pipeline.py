@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from sciarena.errors import RetrievalError
+from sciarena.core.errors import RetrievalError
 from sciarena.retrieval.grouping import group_passages
 from sciarena.retrieval.relevance import DENSE_FLOOR, MATCH_FLOOR, NOTHING_RELEVANT, RelevanceFloor
 from sciarena.retrieval.rerank import BM25Reranker, Reranker, rerank
@@ -40,7 +40,7 @@ from sciarena.retrieval.semantic_scholar import (
     SemanticScholarClient,
     unique,
 )
-from sciarena.types import Paper, Passage, Reference, Retrieval
+from sciarena.core.types import Paper, Passage, Reference, Retrieval
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from statistics import mean
 from typing import Sequence
 
-from sciarena.config import PACKAGE_DIR
+from sciarena.core.settings import PACKAGE_DIR
 
 DEFAULT_QUERIES = PACKAGE_DIR / "data" / "eval" / "retrieval_queries.jsonl"
 SPLITS = ("tune", "test")

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from sciarena.types import Passage
+from sciarena.core.types import Passage
 
 NOTHING_RELEVANT = ("None of the papers found is relevant enough to answer this question, so no "
                     "answers were generated. Try naming the topic in the words a paper would use.")

@@ -20,8 +20,8 @@ from typing import Any, Protocol, Sequence
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
 
-from sciarena.errors import RetrievalError
-from sciarena.types import Passage
+from sciarena.core.errors import RetrievalError
+from sciarena.core.types import Passage
 
 _WORDS = re.compile(r"\w\w+").findall  # the local index's tokens ((?u)\b\w\w+\b), found faster
 _STOPWORDS = frozenset(STOPWORDS_EN)

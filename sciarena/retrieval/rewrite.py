@@ -17,10 +17,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sciarena.errors import ProviderError
+from sciarena.core.errors import ProviderError
 from sciarena.providers.calls import complete
 from sciarena.retrieval.semantic_scholar import FIELDS_OF_STUDY, SearchFilters
-from sciarena.types import ModelSpec, Provider
+from sciarena.core.types import ModelSpec, Provider
 
 log = logging.getLogger(__name__)
 

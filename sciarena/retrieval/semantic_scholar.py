@@ -27,9 +27,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import requests
 from requests.adapters import HTTPAdapter
 
-from sciarena.errors import RetrievalError
-from sciarena.text import scrub_value
-from sciarena.types import Paper
+from sciarena.core.errors import RetrievalError
+from sciarena.core.text import scrub_value
+from sciarena.core.types import Paper
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ really go (this machine only, or a Hub dataset) and who the contestants really a
 
 from __future__ import annotations
 
-from sciarena.services import Services
+from sciarena.wiring import Services
 from sciarena.ui.render import escape
 
 HOW_IT_WORKS = """
@@ -57,7 +57,7 @@ GETTING_THE_VOTES = """
 ## Getting the votes
 Votes are appended to JSON-lines files under the data folder (`SCIARENA_DATA_DIR`, default `./data/votes/`),
 one file per process and day, and — when the arena is configured with a votes dataset — pushed to the
-Hugging Face Hub every few minutes. Load them with `sciarena.votes.load("<folder or dataset repo>")` or
+Hugging Face Hub every few minutes. Load them with `sciarena.votes.read.records("<folder or dataset repo>")` or
 `datasets.load_dataset("<repo>", data_files="data/**/*.jsonl")`; rank models with
 `python -m sciarena leaderboard --votes data/votes --format table`; write the released SciArena schema with
 `python -m sciarena export --votes data/votes --to sciarena-release --out votes.json`.
@@ -80,7 +80,7 @@ def pool_markdown(services: Services) -> str:
 
 def storage_status(services: Services) -> str:
     """Where votes go now, and how the last push to the Hub went (refreshed on page load)."""
-    from sciarena.votes.hub import local_only_status
+    from sciarena.votes.store.hub import local_only_status
 
     if services.hub_sync is None:
         return f"**Vote storage:** {escape(local_only_status())}"

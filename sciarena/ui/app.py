@@ -14,8 +14,8 @@ from functools import partial
 
 import gradio as gr
 
-from sciarena.arena import ArenaSession
-from sciarena.services import Services
+from sciarena.arena.rules import ArenaSession
+from sciarena.wiring import Services
 from sciarena.ui import render, review_tab
 from sciarena.ui.about import (
     about_markdown,

@@ -1,8 +1,8 @@
-"""The Leaderboard tab's "Data" section: the data statistics (``sciarena.analysis.stats``) as SVG and HTML.
+"""The Leaderboard tab's "Data" section: the data statistics (``sciarena.science.stats.stats``) as SVG and HTML.
 
-The same figures as ``sciarena.analysis.plots`` (outcomes, question categories, disciplines,
+The same figures as ``sciarena.science.stats.plots`` (outcomes, question categories, disciplines,
 average citations and answer length per model, votes per day) and the failure-case counts,
-drawn as text like the board's own charts (``sciarena.leaderboard.plots``): string formatting
+drawn as text like the board's own charts (``sciarena.board.plots``): string formatting
 takes milliseconds where a matplotlib figure took about a second here. The bar charts are HTML
 rows (label, bar, count) so their text is page text at the page's size on any screen; votes per
 day is an SVG whose 14-unit text stays above 8 pt when a phone scales it down. Every label is
@@ -14,9 +14,9 @@ from __future__ import annotations
 from html import escape
 from typing import Sequence
 
-from sciarena.analysis.plots import OUTCOME_NAMES
-from sciarena.analysis.stats import BOTH_BAD, TOP_MODEL_LOST, DataStats, Tally
-from sciarena.leaderboard.plots import WIDTH, nice_ticks
+from sciarena.science.stats.plots import OUTCOME_NAMES
+from sciarena.science.stats.stats import BOTH_BAD, TOP_MODEL_LOST, DataStats, Tally
+from sciarena.board.plots import WIDTH, nice_ticks
 from sciarena.ui import board_html
 
 FONT = 14  # viewBox units: the chart spans ~278 px of a 390 px phone, so 14 units ≈ 10.8 px ≈ 8 pt

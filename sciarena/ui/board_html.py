@@ -90,7 +90,7 @@ def _kind(open_weights: bool | None) -> str:
 
 
 def render_table(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False) -> str:
-    """HTML for :func:`sciarena.leaderboard.board.board_rows` records."""
+    """HTML for :func:`sciarena.board.board.board_rows` records."""
     styled = bool(rows) and "style_rank" in rows[0]
     # (header, css class, cell function); class "x" = hidden on a phone unless all columns are asked for
     columns: list[tuple[str, str, Any]] = [

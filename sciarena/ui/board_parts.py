@@ -1,6 +1,6 @@
 """The Leaderboard tab's layout and the pieces of a shown board (γ table, Elo table, plot images).
 
-Charts are SVG / HTML text (``sciarena.leaderboard.plots``), drawn once per board and served
+Charts are SVG / HTML text (``sciarena.board.plots``), drawn once per board and served
 from the memo.
 """
 
@@ -12,9 +12,9 @@ from typing import Any
 
 import gradio as gr
 
-from sciarena.leaderboard.board import ELO_VS_BT, OVERALL, Board
-from sciarena.leaderboard.views import pair_record
-from sciarena.leaderboard.plots import (
+from sciarena.board.board import ELO_VS_BT, OVERALL, Board
+from sciarena.board.views import pair_record
+from sciarena.board.plots import (
     battle_count_html,
     history_svg,
     ratings_svg,

@@ -19,9 +19,9 @@ from typing import Any, Callable, Iterator
 
 import gradio as gr
 
-from sciarena.arena import Arena, ArenaSession, Ballot
-from sciarena.errors import ProviderTimeout, SciArenaError
-from sciarena.types import SideResult
+from sciarena.arena.rules import Arena, ArenaSession, Ballot
+from sciarena.core.errors import ProviderTimeout, SciArenaError
+from sciarena.core.types import SideResult
 from sciarena.ui import render
 from sciarena.votes.voter import Visitor
 

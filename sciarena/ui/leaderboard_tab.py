@@ -21,16 +21,16 @@ from typing import Any, Callable
 
 import gradio as gr
 
-from sciarena.analysis.stats import DEFAULT_MIN_BATTLES, StatsInputError, stats_from_columns
-from sciarena.errors import LeaderboardInputError
-from sciarena.leaderboard import (
+from sciarena.science.stats.stats import DEFAULT_MIN_BATTLES, StatsInputError, stats_from_columns
+from sciarena.core.errors import LeaderboardInputError
+from sciarena.board import (
     PROVISIONAL_BATTLES,
     compute_leaderboard,
     history,
     load_votes,
     to_json,
 )
-from sciarena.leaderboard.board import (
+from sciarena.board.board import (
     OVERALL,
     Board,
     ModelFacts,
@@ -39,8 +39,8 @@ from sciarena.leaderboard.board import (
     rows_csv,
     view_choices,
 )
-from sciarena.services import Services
-from sciarena.votes.read import read_columns
+from sciarena.wiring import Services
+from sciarena.votes.read.columns import read_columns
 from sciarena.ui import board_data, board_html
 from sciarena.ui.board_memo import BoardMemo, fingerprint
 from sciarena.ui.board_parts import (

@@ -15,7 +15,7 @@ import re
 from typing import Callable, Sequence
 from urllib.parse import quote, urlsplit
 
-from sciarena.types import Battle, ModelSpec, Paper, PipelineReport, Reference, Retrieval, SideResult
+from sciarena.core.types import Battle, ModelSpec, Paper, PipelineReport, Reference, Retrieval, SideResult
 from sciarena.votes.schema import cited_references
 
 EXAMPLE_QUESTIONS: dict[str, tuple[str, ...]] = {

@@ -2,7 +2,7 @@
 
 Built by app.py inside ``gr.Tab("Review")`` only when SCIARENA_REVIEWERS names someone. The
 reviewer is who Hugging Face OAuth says is signed in (Gradio fills ``profile`` on the server; the
-browser cannot send one); the rules are in sciarena/review.py. The battle stays in a server-side
+browser cannot send one); the rules are in sciarena/science/review.py. The battle stays in a server-side
 gr.State: the browser receives the question, the two answers and their references, and only after
 the blind vote the original vote — never model names or the battle's id.
 """
@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import gradio as gr
 
-from sciarena.errors import SciArenaError
-from sciarena.review import AUDIT_LABELS, ReviewDesk, ReviewSession
+from sciarena.core.errors import SciArenaError
+from sciarena.science.review import AUDIT_LABELS, ReviewDesk, ReviewSession
 from sciarena.ui import render
-from sciarena.votes.reviews import LocalReviewStore
+from sciarena.votes.store.reviews import LocalReviewStore
 
 if TYPE_CHECKING:
-    from sciarena.services import Services
+    from sciarena.wiring import Services
 
 Updates = dict[Any, Any]
 REVIEW_VOTES = (("review-vote-a", "A is better", "A"), ("review-vote-b", "B is better", "B"),
@@ -125,7 +125,7 @@ def _message(text: str) -> str:
 
 def open_desk(services: "Services") -> ReviewDesk:
     """The desk for the app's settings: reviews beside the votes, battles from the app's vote files."""
-    from sciarena.votes.load import read_records
+    from sciarena.votes.read.records import read_records
 
     settings = services.settings
     sync = services.review_sync  # None when reviews stay local (no votes dataset configured)

@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from sciarena.errors import VoteStoreError
-from sciarena.files import atomic_output
+from sciarena.core.errors import VoteStoreError
+from sciarena.core.files import atomic_output
 from sciarena.votes.schema import RELEASED_FIELDS
 
 FORMATS: tuple[str, ...] = ("sciarena-release", "jsonl")

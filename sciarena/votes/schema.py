@@ -14,10 +14,10 @@ import json
 from typing import TYPE_CHECKING, Any, Mapping
 
 from sciarena import __version__
-from sciarena.types import Reference, Retrieval, SideResult, Vote
+from sciarena.core.types import Reference, Retrieval, SideResult, Vote
 
 if TYPE_CHECKING:
-    from sciarena.labelling.arena import QuestionLabels
+    from sciarena.arena.labels.at_vote import QuestionLabels
 
 SCHEMA_VERSION = 3  # 2 added question_type_labeller and subject_labeller; 3 added pipeline_a/b
 

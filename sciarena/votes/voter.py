@@ -22,7 +22,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from sciarena.errors import ConsentMissing
+from sciarena.core.errors import ConsentMissing
 
 ANON_PREFIX = "anon-"
 SIGNED_IN_PREFIX = "hf-"

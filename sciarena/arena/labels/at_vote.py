@@ -1,0 +1,95 @@
+"""Labels for a new battle's question, as the arena records them: which label, and who gave it.
+
+The arena may be configured with a model for either task; the offline rules stand in when
+none is configured, when the model's reply names no label, or when its call fails, so a
+labelling problem never blocks a battle or a vote. Each label is recorded with the name
+of the labeller that actually produced it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from sciarena.arena.labels import rules as classify
+from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Labeller, LLMLabeller
+from sciarena.core.types import Retrieval
+
+if TYPE_CHECKING:
+    from sciarena.providers.registry import Models
+
+log = logging.getLogger(__name__)
+
+# The arena labels when a vote is cast, so a model's labels delay that vote's confirmation (two calls:
+# at most 2 × this, retries included), after which the rules answer.
+LABEL_TIMEOUT_S = 5.0
+
+
+@dataclass(frozen=True)
+class QuestionLabels:
+    question_type: str
+    question_type_labeller: str
+    subject: str  # "" when no rule found a discipline
+    subject_labeller: str
+
+
+@dataclass(frozen=True)
+class ArenaLabeller:
+    """The configured labellers (None = the offline rules) with the rules as fallback."""
+
+    category: Labeller | None = None
+    discipline: Labeller | None = None
+
+    def label(self, question: str, retrieval: Retrieval | None = None) -> QuestionLabels:
+        question_type, by = self._ask(self.category, question)
+        if not question_type:
+            question_type, by = classify.classify_question(question), f"{OFFLINE_NAME}:{CATEGORY.name}"
+        subject, subject_by = self._ask(self.discipline, question)
+        if not subject:
+            subject, subject_by = classify.label_subject(question, retrieval), f"{OFFLINE_NAME}:{DISCIPLINE.name}"
+        return QuestionLabels(question_type, by, subject, subject_by)
+
+    @staticmethod
+    def _ask(labeller: Labeller | None, question: str) -> tuple[str, str]:
+        if labeller is None:
+            return "", ""
+        try:
+            label = labeller.label(question)
+        except Exception as err:  # a provider error, or a bug: either way the vote must still be stored
+            log.warning("labeller %s failed (%s); using the offline rules", labeller.name, type(err).__name__)
+            return "", ""
+        if not label.valid:
+            log.warning("labeller %s gave no %s label; using the offline rules", labeller.name, labeller.task.name)
+            return "", ""
+        return label.value, label.labeller
+
+
+def open_arena_labeller(name: str, models: "Models", timeout_s: float = LABEL_TIMEOUT_S) -> ArenaLabeller:
+    """The arena's labeller for SCIARENA_LABEL_MODEL: "" or OFFLINE_NAME → the rules; a catalogue
+    model's name → that model for both tasks, each call bounded by ``timeout_s``.
+
+    A model that cannot run now (its key is not set) gives the rules with a warning, as the other
+    helper models do; an unknown name raises CatalogueError, so a typo stops the app at start.
+    """
+    name = name.strip()
+    if not name or name == OFFLINE_NAME:
+        return ArenaLabeller()
+    from sciarena.providers.calls import complete
+
+    spec, provider = models.pick(name, "SCIARENA_LABEL_MODEL")
+    if spec.offline:
+        from sciarena.providers.catalogue import CatalogueError
+
+        raise CatalogueError(f"SCIARENA_LABEL_MODEL: {spec.name!r} is an offline answer generator, not a "
+                             f"labeller; leave it empty (or {OFFLINE_NAME}) for the keyword rules.")
+    reason = provider.unavailable_reason(spec)
+    if reason is not None:
+        log.warning("SCIARENA_LABEL_MODEL %r cannot run (%s); the offline rules label", spec.name, reason)
+        return ArenaLabeller()
+
+    def ask(messages: list[dict[str, str]]) -> str:
+        return complete(provider, spec, messages, timeout_s=timeout_s).text
+
+    return ArenaLabeller(category=LLMLabeller(CATEGORY, ask, spec.name),
+                         discipline=LLMLabeller(DISCIPLINE, ask, spec.name))

@@ -1,0 +1,150 @@
+"""The abuse limits of ``limits.py`` kept in Redis, so that every replica of the app counts together.
+
+Same rules, same messages, same methods as :class:`sciarena.arena.limits.memory.Limiter`; only the store
+differs. Per ``(kind, voter key)`` one sorted set of events scored by time (members unique), trimmed
+to the longest window and expiring with it; the paid battles running are one sorted set of lease
+ids scored by expiry. Each check-and-count is one Lua script, so two replicas can never both take
+the last allowed battle. Times come from the caller's clock (injectable in tests); replicas' clocks
+only need to agree to within a second or so.
+
+Redis down or unreachable: battles and votes are refused with a short message (fail closed — the
+limits exist to bound a bill), never a traceback. The ``redis`` client is imported only here.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from sciarena.core.errors import ArenaBusy
+from sciarena.arena.limits.memory import BATTLE, BUSY_MESSAGE, VOTE, Lease, Limits, is_paid, refusal
+
+if TYPE_CHECKING:
+    from sciarena.core.types import ModelSpec
+
+UNREACHABLE = "The arena cannot check its usage limits right now; please try again in a minute."
+
+# KEYS[1] events of (kind, key) or "" (nobody to count), KEYS[2] running leases or "" (no slot needed).
+# ARGV: now, record (0/1), event member, longest window, n rules, (window, limit) × n, cap, lease expiry,
+# lease member. Returns {"ok"} | {"limit", rule index (1-based), retry seconds} | {"busy"}.
+_ADMIT = """
+local now = tonumber(ARGV[1])
+local n = tonumber(ARGV[5])
+if KEYS[1] ~= "" then
+  redis.call("ZREMRANGEBYSCORE", KEYS[1], "-inf", now - tonumber(ARGV[4]))
+  for i = 1, n do
+    local window, limit = tonumber(ARGV[4 + 2 * i]), tonumber(ARGV[5 + 2 * i])
+    local count = redis.call("ZCOUNT", KEYS[1], "(" .. (now - window), "+inf")
+    if count >= limit then
+      local oldest = redis.call("ZRANGEBYSCORE", KEYS[1], "(" .. (now - window), "+inf", "WITHSCORES",
+                                "LIMIT", count - limit, 1)
+      return {"limit", i, tostring(tonumber(oldest[2]) + window - now)}
+    end
+  end
+end
+local cap_at = 6 + 2 * n
+if KEYS[2] ~= "" then
+  redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", now)
+  if redis.call("ZCARD", KEYS[2]) >= tonumber(ARGV[cap_at]) then
+    return {"busy"}
+  end
+  redis.call("ZADD", KEYS[2], tonumber(ARGV[cap_at + 1]), ARGV[cap_at + 2])
+end
+if KEYS[1] ~= "" and ARGV[2] == "1" then
+  redis.call("ZADD", KEYS[1], now, ARGV[3])
+  redis.call("EXPIRE", KEYS[1], math.ceil(tonumber(ARGV[4])) + 60)
+end
+return {"ok"}
+"""
+
+
+class RedisLimiter:
+    """:class:`sciarena.arena.limits.memory.Limiter`'s contract over a Redis server shared by every replica."""
+
+    def __init__(self, limits: Limits, clock: Callable[[], float], client: Any, *,
+                 prefix: str = "sciarena:limits:") -> None:
+        self.limits = limits
+        self._clock = clock
+        self._redis = client
+        self._prefix = prefix
+        self._admit = client.register_script(_ADMIT)
+
+    @classmethod
+    def from_url(cls, url: str, limits: Limits, clock: Callable[[], float]) -> "RedisLimiter":
+        import redis
+        from redis.backoff import NoBackoff
+        from redis.retry import Retry
+
+        # Short timeouts and one quick retry (the client's default backs off for seconds): a visitor
+        # waits on this before anything else happens.
+        return cls(limits, clock, redis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0,
+                                                       retry=Retry(NoBackoff(), 1)))
+
+    def _events(self, kind: str, key: str) -> str:
+        return f"{self._prefix}{kind}:{key}"
+
+    @property
+    def _running_key(self) -> str:
+        return f"{self._prefix}running"
+
+    def _run(self, kind: str, key: str | None, *, record: bool, slot: bool) -> tuple[str, str | None]:
+        """Check (and with ``record`` count) one event of ``kind`` for ``key``; take a slot with ``slot``.
+        Returns (the event's member, the slot's member or None)."""
+        import redis
+
+        rules = self.limits.rules(kind)
+        now = self._clock()
+        member, lease = uuid.uuid4().hex, uuid.uuid4().hex if slot else ""
+        keys = [self._events(kind, key) if key is not None else "", self._running_key if slot else ""]
+        args: list[Any] = [now, int(record), member, max((w for _, w, _ in rules), default=0.0), len(rules)]
+        for _, window, limit in rules:
+            args += [window, limit]
+        args += [self.limits.max_paid_battles, now + self.limits.lease_s, lease]
+        try:
+            answer = self._admit(keys=keys, args=args)
+        except redis.RedisError:
+            raise ArenaBusy(UNREACHABLE) from None
+        verdict = answer[0].decode() if isinstance(answer[0], bytes) else answer[0]
+        if verdict == "limit":
+            name, _, limit = rules[int(answer[1]) - 1]
+            raise refusal(name, limit, float(answer[2]))
+        if verdict == "busy":
+            raise ArenaBusy(BUSY_MESSAGE)
+        return member, lease or None
+
+    def check_battle(self, key: str | None) -> None:
+        if key is not None:
+            self._run(BATTLE, key, record=False, slot=False)
+
+    def start_battle(self, key: str | None, specs: Iterable["ModelSpec"]) -> Lease:
+        specs = tuple(specs)
+        counted, paid = self.limits.counts_battle(specs), is_paid(specs)
+        slot = paid and bool(self.limits.max_paid_battles)
+        if not (counted and key is not None) and not slot:
+            return Lease()
+        _, lease = self._run(BATTLE, key if counted else None, record=True, slot=slot)
+        return Lease(None if lease is None else lambda: self._free(lease))
+
+    def _free(self, lease: str) -> None:
+        import redis
+
+        try:
+            self._redis.zrem(self._running_key, lease)
+        except redis.RedisError:
+            pass  # the slot expires by itself (lease_s)
+
+    def running(self) -> int:
+        return int(self._redis.zcount(self._running_key, f"({self._clock()}", "+inf"))
+
+    def reserve_vote(self, key: str) -> Callable[[], None]:
+        import redis
+
+        member, _ = self._run(VOTE, key, record=True, slot=False)
+        events = self._events(VOTE, key)
+
+        def undo() -> None:
+            try:
+                self._redis.zrem(events, member)
+            except redis.RedisError:
+                pass  # the vote then counts: the safe side of a limit
+        return undo

@@ -1,0 +1,193 @@
+"""The arena's rules: which questions start a battle, and which votes count.
+
+``Arena.start_battle`` validates the question, retrieves once, draws a pair and returns the live
+battle; ``Arena.vote`` accepts one consented vote per finished, votable, unexpired battle and writes
+it durably. Every refusal is a typed SciArenaError (errors.py) whose message is fit for the voter,
+so the UI only shows messages and renders records; these rules are testable without Gradio.
+Both enforce the abuse limits (limits.py), keyed by the visitor's hashed voter id (voter.py): a
+visitor over a limit is refused before retrieval, and a paid battle is counted and given its slot
+after the draw, before any model is called.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterator
+
+from sciarena.core.settings import Settings
+from sciarena.core.errors import (
+    AlreadyVoted,
+    BattleExpired,
+    BattleNotFinished,
+    BattleNotVotable,
+    InvalidChoice,
+    InvalidQuestion,
+    NoBattle,
+    RetrievalError,
+    SciArenaError,
+)
+from sciarena.arena.labels.at_vote import ArenaLabeller
+from sciarena.arena.limits.memory import VisitorLimits, open_limiter
+from sciarena.arena.pairing import new_battle, sample_pair
+from sciarena.providers.registry import Pool
+from sciarena.retrieval.choose import Retriever
+from sciarena.arena.runner import BattleRunner, Progress
+from sciarena.core.text import scrub
+from sciarena.core.types import CHOICES, Battle, Choice, GenerationRequest, Vote
+from sciarena.votes.store.counts import BattleCounts
+from sciarena.votes.schema import vote_record
+from sciarena.votes.store.local import LocalVoteStore, utc_now_iso
+from sciarena.votes.voter import Visitor, check_salt, require_consent, voter_id
+
+log = logging.getLogger(__name__)
+
+MAX_REASON_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class ArenaSession:
+    """One visitor's current battle (set as soon as the pair is drawn) and, once stored, its vote."""
+
+    battle: Battle | None = None
+    vote: Vote | None = None
+    turn: int = 0  # which Send / New battle of this visitor the battle belongs to (see ui/handlers.py)
+
+    @property
+    def voted(self) -> bool:
+        return self.vote is not None
+
+    @property
+    def open_for_vote(self) -> bool:
+        """What the vote buttons show; ``Arena.vote`` checks the same rules and says which one failed."""
+        return self.battle is not None and self.battle.votable and self.vote is None
+
+
+@dataclass(frozen=True)
+class Ballot:
+    """What a voter submits, as plain values (the UI reads them from its widgets and request)."""
+
+    choice: str
+    reason: str | None = ""
+    consent: bool | None = False
+    username: str | None = None  # Hugging Face OAuth username when signed in
+    session_hash: str | None = None  # the browser session's random id (never an IP address)
+    browser_key: str | None = None  # a random token the browser keeps across visits (never stored raw)
+
+    @property
+    def visitor(self) -> Visitor:
+        return Visitor(username=self.username, browser_key=self.browser_key, session_hash=self.session_hash)
+
+
+def validate_question(text: str | None, max_chars: int) -> str:
+    """The question stripped of surrounding space, or InvalidQuestion with a short reason."""
+    question = scrub(text or "").strip()  # lone surrogates cannot be sent to a model or stored
+    if not question:
+        raise InvalidQuestion("Please type a question first.")
+    if len(question) > max_chars:
+        raise InvalidQuestion(
+            f"Your question is {len(question):,} characters long; the limit is {max_chars:,}. "
+            "Please shorten it."
+        )
+    return question
+
+
+def normalise_choice(choice: str | None) -> Choice:
+    """'a', ' Tie ' … → one of types.CHOICES, or InvalidChoice."""
+    normalised = {c.lower(): c for c in CHOICES}.get((choice or "").strip().lower())
+    if normalised is None:
+        raise InvalidChoice("A vote must be one of: A, B, tie, bad.")
+    return normalised  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Arena:
+    settings: Settings
+    retriever: Retriever
+    pool: Pool  # which models can battle now, and why the others cannot (About tab)
+    runner: BattleRunner
+    store: LocalVoteStore
+    counts: BattleCounts  # battles per model, so pair sampling can favour newcomers
+    rng: random.Random = field(default_factory=random.Random, compare=False)
+    clock: Callable[[], float] = time.time  # epoch seconds: when a battle starts, and its voting window
+    limiter: VisitorLimits | None = field(default=None, compare=False)  # None: the settings' limits, this clock
+    # Labels each voted question (SCIARENA_LABEL_MODEL; default the offline rules), see ``vote``.
+    labeller: ArenaLabeller = field(default_factory=ArenaLabeller, compare=False)
+
+    def __post_init__(self) -> None:
+        check_salt(self.settings.id_salt, self.settings.public)
+        if self.limiter is None:  # one per arena, shared by every worker thread
+            object.__setattr__(self, "limiter", open_limiter(self.settings, self.clock))
+
+    def start_battle(self, question_text: str | None, visitor: Visitor | None = None) -> Iterator[Progress]:
+        """Validate, retrieve once, draw a pair; return the live battle stream.
+
+        Validation, limits, retrieval and the draw happen in this call (errors are raised here, before
+        any generation); the returned iterator runs both sides. ``visitor`` None (a caller that knows
+        nobody, e.g. a script) is held only to the cap on concurrent paid battles."""
+        from sciarena.answer.prompt import build_messages
+
+        question = validate_question(question_text, self.settings.max_question_chars)
+        limiter = self._limiter
+        key = None if visitor is None else voter_id(visitor, self.settings.id_salt)
+        if limiter.limits.counts_battle(self.pool.active):  # else no battle this pool can draw is counted
+            limiter.check_battle(key)
+        try:
+            retrieval = self.retriever.retrieve(question)
+        except SciArenaError:
+            raise
+        except Exception as err:  # a backend bug becomes a message, not a trace
+            log.exception("retrieval failed")
+            raise RetrievalError("Retrieval failed unexpectedly; please try again.") from err
+        if not retrieval.references:
+            # Two answers saying "nothing found" are not worth a vote (or a paid generation).
+            raise RetrievalError("No papers matched your question closely enough to answer it, so no model was "
+                                 "asked. Try naming the topic in the words a paper would use.")
+        pair = sample_pair(self.pool.active, self.rng, self.counts.snapshot(), self.settings.outage)
+        # Unlabelled: ``vote`` labels, so a labelling model never delays the answers and is paid only
+        # for the questions that are voted on (the only ones a label is recorded for).
+        battle = new_battle(question, retrieval, pair, created_at=self.clock())
+        request = GenerationRequest(question=question, references=retrieval.references,
+                                    messages=build_messages(question, retrieval.references))
+        lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
+        return lease.wrap(self.runner.run(battle, request))
+
+    @property
+    def _limiter(self) -> VisitorLimits:
+        assert self.limiter is not None  # set by __post_init__
+        return self.limiter
+
+    def vote(self, session: ArenaSession | None, ballot: Ballot) -> ArenaSession:
+        """Store one consented vote on the session's finished battle; the session now carries the vote.
+
+        The rules are checked in the order a voter can fix them, and each refusal has its own type."""
+        choice = normalise_choice(ballot.choice)
+        battle = session.battle if session else None
+        if session is None or battle is None:
+            raise NoBattle("There is no battle to vote on yet — ask a question first.")
+        if session.voted:
+            raise AlreadyVoted("You have already voted on this battle. Press New battle for another.")
+        if not battle.finished:
+            raise BattleNotFinished("Please wait until both answers are complete.")
+        if not battle.votable:
+            raise BattleNotVotable("One of the answers failed, so this battle cannot be voted on.")
+        if self.clock() - battle.created_at > self.settings.battle_ttl_s:
+            raise BattleExpired("This battle has expired; please start a new one.")
+        require_consent(ballot.consent)
+        who = voter_id(ballot.visitor, self.settings.id_salt)
+        undo = self._limiter.reserve_vote(who)  # RateLimitedVisitor over votes_per_day
+        try:
+            # After the limits (a refused vote costs no model call); the rules stand in for a model that
+            # fails, times out or answers garbage, so labelling never loses a vote.
+            labels = self.labeller.label(battle.question, battle.retrieval)
+            battle = replace(battle, question_type=labels.question_type, subject=labels.subject)
+            vote = Vote(battle=battle, choice=choice, reason=(ballot.reason or "").strip()[:MAX_REASON_CHARS],
+                        voter_id=who, consent=True, timestamp=utc_now_iso())
+            self.store.append(vote_record(vote, labels))  # VoteRejected if this battle already has a stored vote
+        except BaseException:
+            undo()  # a vote not stored does not count against the voter
+            raise
+        self.counts.add(battle.model_a.name, battle.model_b.name)
+        return replace(session, vote=vote)

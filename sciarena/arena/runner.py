@@ -1,0 +1,317 @@
+"""Run both generations of a battle concurrently, as a stream of snapshots.
+
+Each side runs in its own thread and reports typed events (a text chunk, token usage, a finished
+answer, a failure) into one queue; the caller's generator drains the queue and yields a snapshot
+of both texts. So a slow model never stalls the fast one (a FastChat defect: streams read in turn),
+and a battle takes as long as its slower side, not the sum of both.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Callable, Iterator, Literal, Mapping, Union
+
+from sciarena.core.errors import Cancelled, ProviderError, ProviderTimeout, SciArenaError
+from sciarena.arena.pairing import cost_usd
+from sciarena.core.types import (Answer, Battle, GenerationRequest, ModelSpec, PipelineReport, Provider, Reference,
+                            SideResult, Usage)
+
+if TYPE_CHECKING:
+    from sciarena.answer.editor import LLMPostprocessor
+
+log = logging.getLogger(__name__)
+
+Side = Literal["a", "b"]
+SIDES: tuple[Side, Side] = ("a", "b")
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    side: Side
+    text: str
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    side: Side
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    """A multi-step contestant's next step: its status line, and whether its text starts over."""
+
+    side: Side
+    status: str
+    restart: bool
+
+
+@dataclass(frozen=True)
+class ReferencesAdded:
+    side: Side
+    references: tuple[Reference, ...]  # numbered after the battle's and any added before
+
+
+@dataclass(frozen=True)
+class SideAnswered:
+    side: Side
+    answer: Answer  # cleaned; raw_text holds what the model streamed
+    extra_references: tuple[Reference, ...] = ()
+    report: PipelineReport | None = None
+
+
+@dataclass(frozen=True)
+class SideFailed:
+    side: Side
+    error: SciArenaError
+
+
+SideEvent = Union[TextChunk, UsageReport, StepStarted, ReferencesAdded, SideAnswered, SideFailed]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A snapshot of a running battle: what each side has shown so far."""
+
+    text_a: str
+    text_b: str
+    battle: Battle  # side_a / side_b are set as soon as that side has ended
+    # A multi-step side's current step ("" for a plain model, and once the side has ended), and the
+    # references it has added so far (so its new citations link while it writes).
+    status: Mapping[str, str] = field(default_factory=dict)
+    extra_references: Mapping[str, tuple[Reference, ...]] = field(default_factory=dict)
+
+    def references(self, side: Side) -> tuple[Reference, ...]:
+        """What ``side`` may cite right now: the battle's references and any it added."""
+        return self.battle.retrieval.references + tuple(self.extra_references.get(side, ()))
+
+    @property
+    def finished(self) -> bool:
+        return self.battle.finished
+
+
+class BattleRunner:
+    """Runs the two sides of a battle concurrently and postprocesses each answer.
+
+    ``clock`` (monotonic seconds) times first tokens, totals and the timeout; tests inject one.
+    ``tick_s`` is the longest the stream goes without a snapshot while both models are silent."""
+
+    def __init__(self, providers: Mapping[str, Provider], timeout_s: float = 120.0,
+                 clock: Callable[[], float] = time.monotonic, editor: "LLMPostprocessor | None" = None,
+                 tick_s: float = 0.5) -> None:
+        self._providers = providers
+        self._timeout_s = timeout_s
+        self._clock = clock
+        self._tick_s = tick_s
+        self._editor = editor  # the optional LLM postprocessor
+
+    def run(self, battle: Battle, request: GenerationRequest) -> Iterator[Progress]:
+        """Yield snapshots until both sides have ended; the last one holds both SideResults."""
+        from sciarena.answer.redact import topic_text
+
+        events: queue.Queue[SideEvent] = queue.Queue()
+        exempt = topic_text(request.question, request.references)
+        start = self._clock()
+        specs = {"a": battle.model_a, "b": battle.model_b}
+        stop = threading.Event()  # set when this generator ends: abandoned sides stop generating (and billing)
+        for side, spec in specs.items():
+            threading.Thread(target=self._pump, args=(side, spec, request, events, stop),
+                             name=f"battle-{battle.battle_id[:8]}-{side}", daemon=True).start()
+
+        try:
+            yield from self._follow(battle, events, start, exempt)
+        finally:
+            stop.set()
+
+    def _follow(self, battle: Battle, events: queue.Queue[SideEvent], start: float,
+                exempt: str) -> Iterator[Progress]:
+        """Drain both sides' events into snapshots until both have ended or time is up."""
+        from sciarena.answer.redact import redact_identity
+        from sciarena.answer.clean import ReasoningFilter
+
+        sides = _Sides(battle, start)
+        safe = {"a": "", "b": ""}  # shown, with identity words redacted
+        filters = {"a": ReasoningFilter(), "b": ReasoningFilter()}
+        deadline = start + self._timeout_s
+        while not sides.all_ended:
+            remaining = deadline - self._clock()
+            try:
+                batch = [events.get(timeout=max(0.0, min(remaining, self._tick_s)))]
+            except queue.Empty:
+                if remaining > self._tick_s:
+                    # Nothing new, but yield anyway: a caller can only stop this generator between
+                    # snapshots (New battle cancels it), so it must not sit waiting on a silent model.
+                    yield sides.progress(safe)
+                    continue
+                timeout = ProviderTimeout(f"This model did not finish within {self._timeout_s:.0f} seconds.",
+                                          timeout_s=self._timeout_s)
+                for side in SIDES:
+                    sides.fail(side, timeout, self._clock())
+                break
+            # Coalesce whatever else is already waiting into one snapshot, so a fast
+            # stream does not turn into one UI update per token.
+            while True:
+                try:
+                    batch.append(events.get_nowait())
+                except queue.Empty:
+                    break
+            now = self._clock()
+            for event in batch:
+                if isinstance(event, TextChunk):
+                    sides.show(event.side, filters[event.side].feed(event.text), now)
+                elif isinstance(event, UsageReport):
+                    sides.used(event.side, event.usage)
+                elif isinstance(event, StepStarted):
+                    if event.restart:  # what the filter held back belonged to the text now replaced
+                        filters[event.side] = ReasoningFilter()
+                    sides.step(event.side, event.status, event.restart)
+                elif isinstance(event, ReferencesAdded):
+                    sides.add_references(event.side, event.references)
+                elif isinstance(event, SideAnswered):
+                    sides.answer(event.side, event, now)
+                else:  # a failed side keeps what it streamed, including text the filter held back
+                    sides.show(event.side, filters[event.side].finish(), now)
+                    sides.fail(event.side, event.error, now)
+            if sides.all_ended:
+                break
+            # Redact while streaming too: a name shown mid-stream would break anonymity
+            # even if the final answer is redacted. Only sides that changed are checked again.
+            for side in {event.side for event in batch}:
+                # A name cut across two chunks ("Anthrop|ic") is not caught yet: hold back the last
+                # unfinished word until the next chunk completes it.
+                text = sides.shown[side] if side in sides.results else _complete_words(sides.shown[side])
+                safe[side] = redact_identity(text, exempt, partial=side not in sides.results)[0]
+            yield sides.progress(safe)
+
+        final = sides.battle()
+        # A finished answer was redacted by clean_answer; a failed side shows what it streamed.
+        texts = {side: sides.results[side].answer.text if sides.results[side].answer  # type: ignore[union-attr]
+                 else redact_identity(sides.shown[side], exempt)[0] for side in SIDES}
+        yield Progress(texts["a"], texts["b"], final)
+
+    def _pump(self, side: Side, spec: ModelSpec, request: GenerationRequest, events: queue.Queue[SideEvent],
+              stop: threading.Event) -> None:
+        """Stream one side into the queue, then clean its answer here, off the caller's loop,
+        so an LLM editor call for one side never holds up the other side's stream."""
+        from sciarena.answer.clean import clean_answer
+
+        provider = self._providers.get(spec.provider)
+        try:
+            if provider is None:
+                raise ProviderError(f"No provider named {spec.provider!r} is configured.")
+            parts: list[str] = []
+            extra: list[Reference] = []  # references a multi-step contestant retrieved itself
+            report: PipelineReport | None = None
+            stream = provider.stream(spec, request, cancel=stop)
+            for delta in stream:
+                if stop.is_set():  # the battle was abandoned or timed out
+                    close = getattr(stream, "close", None)
+                    if close is not None:
+                        close()
+                    return
+                if delta.restart:
+                    parts.clear()
+                if delta.status or delta.restart:
+                    events.put(StepStarted(side, delta.status, delta.restart))
+                if delta.references:
+                    extra.extend(delta.references)
+                    events.put(ReferencesAdded(side, delta.references))
+                if delta.text:
+                    parts.append(delta.text)
+                    events.put(TextChunk(side, delta.text))
+                if delta.usage is not None:
+                    events.put(UsageReport(side, delta.usage))
+                report = delta.report or report
+            raw = "".join(parts)
+            references = request.references + tuple(extra)
+            edited = self._editor.rewrite(request.question, references, raw) if self._editor else None
+            answer = clean_answer(edited or raw, references, request.question)
+            events.put(SideAnswered(side, replace(answer, raw_text=raw), tuple(extra), report))
+        except Cancelled:
+            return  # the battle was abandoned: nobody is waiting for this side
+        except SciArenaError as err:
+            log.warning("contestant %s failed: %s", spec.name, err)  # the UI decides what the voter sees
+            events.put(SideFailed(side, err))
+        except Exception as err:  # a provider bug must not reach the user as a trace
+            log.exception("contestant %s failed", spec.name)
+            failure = ProviderError("This model failed unexpectedly while answering.", model=spec.name)
+            failure.__cause__ = err
+            events.put(SideFailed(side, failure))
+
+
+class _Sides:
+    """What each side has shown, used and timed so far, and its result once it has ended."""
+
+    def __init__(self, battle: Battle, start: float) -> None:
+        self._battle = battle
+        self._start = start
+        self.specs = {"a": battle.model_a, "b": battle.model_b}
+        self.shown = {"a": "", "b": ""}
+        self.results: dict[str, SideResult] = {}
+        self._first_token: dict[str, float | None] = {"a": None, "b": None}
+        self._usage = {"a": Usage(), "b": Usage()}
+        self._status = {"a": "", "b": ""}
+        self._extra: dict[str, tuple[Reference, ...]] = {"a": (), "b": ()}
+
+    @property
+    def all_ended(self) -> bool:
+        return len(self.results) == 2
+
+    def show(self, side: Side, visible: str, now: float) -> None:
+        if side in self.results:
+            return
+        if visible and self._first_token[side] is None:
+            self._first_token[side] = now - self._start
+        self.shown[side] += visible
+
+    def used(self, side: Side, usage: Usage) -> None:
+        if side not in self.results:
+            self._usage[side] = usage  # a multi-step contestant reports its running total
+
+    def step(self, side: Side, status: str, restart: bool) -> None:
+        if side in self.results:
+            return
+        if status:
+            self._status[side] = status
+        if restart:
+            self.shown[side] = ""
+
+    def add_references(self, side: Side, references: tuple[Reference, ...]) -> None:
+        if side not in self.results:
+            self._extra[side] += references
+
+    def answer(self, side: Side, event: SideAnswered, now: float) -> None:
+        if side in self.results:
+            return
+        spec = self.specs[side]
+        self.results[side] = SideResult(model=spec, answer=event.answer, first_token_s=self._first_token[side],
+                                        total_s=now - self._start, usage=self._usage[side],
+                                        cost_usd=cost_usd(spec, self._usage[side]),
+                                        extra_references=event.extra_references, report=event.report)
+        self.shown[side] = event.answer.text
+
+    def progress(self, safe: Mapping[str, str]) -> Progress:
+        """A snapshot: the shown (redacted) texts, and each running side's step and added references."""
+        running = {side: self._status[side] for side in SIDES if side not in self.results and self._status[side]}
+        return Progress(safe["a"], safe["b"], self.battle(), status=running, extra_references=dict(self._extra))
+
+    def fail(self, side: Side, error: SciArenaError, now: float) -> None:
+        if side not in self.results:
+            self.results[side] = SideResult(model=self.specs[side], answer=None, error=error,
+                                            first_token_s=self._first_token[side], total_s=now - self._start,
+                                            usage=self._usage[side])
+
+    def battle(self) -> Battle:
+        return replace(self._battle, side_a=self.results.get("a"), side_b=self.results.get("b"))
+
+
+def _complete_words(text: str) -> str:
+    """``text`` up to its last whitespace (all of it if it ends with one)."""
+    if not text or text[-1].isspace():
+        return text
+    cut = max(text.rfind(" "), text.rfind("\n"))
+    return text[: cut + 1] if cut >= 0 else ""

@@ -1,0 +1,214 @@
+"""``sciarena leaderboard``: print the leaderboard of vote files, folders or Hub dataset ids.
+
+``add_parser(subparsers)`` registers the sub-command (``python -m sciarena``);
+``main(argv)`` runs it standalone. Bad input is a message on stderr and exit code 2,
+never a traceback. Flagged voters' votes and redacted battles are left out unless
+``--include-flagged`` / ``--include-redacted``; the footer (and ``"excluded"`` in JSON) says how many.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Sequence, TextIO
+
+from sciarena.cli.args import positive_number, whole_number
+from sciarena.core.errors import SciArenaError
+from sciarena.board import history
+from sciarena.board.compute import (
+    GROUP_KEYS,
+    METHODS,
+    RATINGS,
+    Leaderboard,
+    compute_leaderboard,
+    to_json,
+)
+from sciarena.board.elo import DEFAULT_K
+from sciarena.board.style import PAPER_SAMPLE, STYLE_FEATURES, STYLE_PROCEDURES
+from sciarena.board.table import Exclusions, load_votes
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MIN_BATTLES = 100
+
+
+def _style(text: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [n for n in names if n not in STYLE_FEATURES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown style feature(s) {', '.join(unknown) or '(none)'}; "
+            f"choose from {','.join(STYLE_FEATURES)}")
+    return names
+
+
+def _anchor(text: str) -> tuple[str, float]:
+    model, sep, rating = text.rpartition("=")
+    try:
+        if not sep or not model.strip():
+            raise ValueError
+        return model.strip(), float(rating)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected MODEL=RATING, got {text!r}") from None
+
+
+def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Add the leaderboard options to ``parser``."""
+    parser.add_argument("--votes", action="append", required=True, metavar="PATH",
+                        help="vote file, folder or Hub dataset id (owner/name): JSON array, JSON lines "
+                             "or Parquet; our schema, the released SciArena one or FastChat battles; "
+                             "repeatable (a vote in two sources counts once)")
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+    parser.add_argument("--bootstrap", type=whole_number(0), default=100, metavar="N",
+                        help="bootstrap rounds for the 95%% intervals (default 100; 0 = none)")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--min-battles", type=whole_number(0), default=DEFAULT_MIN_BATTLES, metavar="K",
+                        help=f"hide models with fewer battles (default {DEFAULT_MIN_BATTLES})")
+    parser.add_argument("--by", action="append", metavar="|".join(GROUP_KEYS + ("none",)),
+                        choices=GROUP_KEYS + ("none",),
+                        help="per-group rating columns (repeatable; default subject)")
+    parser.add_argument("--method", choices=METHODS, default="bt",
+                        help="bt = Bradley–Terry (default); elo = online Elo")
+    parser.add_argument("--k", type=positive_number, default=DEFAULT_K,
+                        help=f"online Elo K factor (default {DEFAULT_K:g})")
+    parser.add_argument("--style", type=_style, default=(), metavar=",".join(STYLE_FEATURES),
+                        help="control for these style features (Bradley–Terry only)")
+    parser.add_argument("--style-procedure", choices=STYLE_PROCEDURES, default="ours",
+                        help="votes the style fit uses: ours = all, ties and both-bad as half a win (default); "
+                             f"paper = the authors' analysis: decisive votes only, a sample of {PAPER_SAMPLE:,} "
+                             "drawn with --seed when there are more (docs/leaderboard.md)")
+    parser.add_argument("--anchor", type=_anchor, default=None, metavar="MODEL=RATING",
+                        help="shift ratings so MODEL has RATING (default: mean 1000)")
+    parser.add_argument("--rating", choices=RATINGS, default="bootstrap-mean",
+                        help="shown rating: bootstrap-mean (the authors' code, default) or point "
+                             "(the fitted coefficient, as the paper defines it); the CI is the same")
+    parser.add_argument("--as-of", default=None, metavar="DATE",
+                        help="the board as it stood: only votes up to the end of DATE (YYYY-MM-DD, UTC) "
+                             "or up to an ISO time; votes without a timestamp are left out")
+    parser.add_argument("--include-flagged", action="store_true",
+                        help="count the votes of voters the quality check flags (left out by default)")
+    parser.add_argument("--include-redacted", action="store_true",
+                        help="count battles whose answers were redacted for naming a model (left out by default)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="parse JSON lines files afresh, without the columnar copy")
+    parser.add_argument("--cache-dir", default=None, metavar="DIR",
+                        help="where Hub files are downloaded (default: under the Hugging Face cache)")
+    return parser
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register the ``leaderboard`` sub-command; its handler is ``run``."""
+    parser = subparsers.add_parser(
+        "leaderboard", help="rank models from stored votes",
+        description="Bradley–Terry ratings with bootstrap 95% intervals from vote files.")
+    configure(parser)
+    parser.set_defaults(run=run)
+    return parser
+
+
+def format_table(lb: Leaderboard) -> str:
+    """A fixed-width text table with a short footer."""
+    groups = [(key, g) for key in lb.by for g in lb.groups.get(key, ())]
+    head = ["Rank", "Model", "Rating", "95% CI", "Battles"] + [g for _, g in groups]
+    body = []
+    for row in lb.rows:
+        cells = [str(row.rank), row.model + (" *" if row.provisional else ""),
+                 f"{row.rating:.1f}", f"{row.ci_lower:.1f}–{row.ci_upper:.1f}", str(row.battles)]
+        for key, g in groups:
+            value = row.groups.get(key, {}).get(g)
+            cells.append("-" if value is None else f"{value:.1f}")
+        body.append(cells)
+    widths = [max(len(r[c]) for r in [head] + body) for c in range(len(head))]
+    right = {0, 2, 3, 4} | set(range(5, len(head)))
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) if k in right else c.ljust(w)
+                         for k, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    out = [line(head), line(["-" * w for w in widths])] + [line(r) for r in body]
+    outcomes = ", ".join(f"{k} {v}" for k, v in lb.outcomes.items())
+    out.append("")
+    out.append(f"{lb.total_votes} votes ({outcomes}); rating = {lb.rating}"
+               + (f" of {lb.bootstrap} rounds, seed {lb.seed}" if lb.bootstrap else ""))
+    if any(r.provisional for r in lb.rows):
+        out.append("* provisional: fewer than 100 battles")
+    if lb.hidden:
+        out.append(f"hidden (fewer than {lb.min_battles} battles): {', '.join(lb.hidden)}")
+    if lb.skipped:
+        out.append("skipped: " + ", ".join(f"{k}: {v}" for k, v in lb.skipped.items()))
+    for c in lb.style:
+        out.append(f"style {c.feature}: γ = {c.coefficient:+.3f} "
+                   f"(95% CI {c.ci_lower:+.3f} to {c.ci_upper:+.3f})")
+    out.extend(lb.notes)
+    return "\n".join(out)
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run the sub-command; returns the exit code (0 ok, 2 unusable input)."""
+    out, err = out or sys.stdout, err or sys.stderr
+    by = tuple(b for b in (args.by or ["subject"]) if b != "none")
+    try:
+        table = load_votes(args.votes, cache=not getattr(args, "no_cache", False), texts=bool(args.style),
+                           token=_hub_token(args.votes), cache_dir=getattr(args, "cache_dir", None),
+                           include_flagged=getattr(args, "include_flagged", False),
+                           include_redacted=getattr(args, "include_redacted", False))
+        as_of = getattr(args, "as_of", None)
+        if as_of:
+            cut = history.as_of(table, history.parse_cutoff(as_of))
+            table = cut.table
+            if cut.undated:
+                print(f"sciarena leaderboard: --as-of left out {cut.undated} vote(s) without a timestamp", file=err)
+        lb = compute_leaderboard(
+            table, bootstrap=args.bootstrap, seed=args.seed, min_battles=args.min_battles,
+            by=by, method=args.method, k=args.k, style=args.style or (), anchor=args.anchor,
+            rating=getattr(args, "rating", "bootstrap-mean"),
+            style_procedure=getattr(args, "style_procedure", "ours"))
+    except SciArenaError as error:
+        print(f"sciarena leaderboard: {error}", file=err)
+        return 2
+    except OSError as error:
+        print(f"sciarena leaderboard: cannot read the votes ({error})", file=err)
+        return 2
+    except MemoryError:
+        print("sciarena leaderboard: out of memory reading the votes", file=err)
+        return 2
+    if not lb.rows:
+        print(f"sciarena leaderboard: no model has at least {args.min_battles} battles "
+              f"({table.n_votes} votes); lower --min-battles", file=err)
+        if args.format == "table":
+            return 0
+    try:
+        print(report(lb, table.excluded, args.format), file=out)
+        out.flush()
+    except BrokenPipeError:  # e.g. piped into `head`: the reader has what it wanted
+        return 0
+    return 0
+
+
+def report(lb: Leaderboard, excluded: Exclusions | None, fmt: str) -> str:
+    """The table (with a line saying what was left out) or the JSON (with ``"excluded"``)."""
+    if fmt == "json":
+        return to_json(lb, excluded)
+    note = excluded.describe(flags=True) if excluded else ""
+    return format_table(lb) + (f"\n{note}" if note else "")
+
+
+def _hub_token(sources: Sequence[str]) -> str | None:
+    """HF_TOKEN, read (through Settings) only when a source is a Hub dataset id."""
+    from sciarena.votes.read.columns import is_hub_id
+
+    if not any(is_hub_id(s) for s in sources):
+        return None
+    from sciarena.core.settings import Settings
+
+    return Settings.from_env().secret("HF_TOKEN")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Standalone entry: ``python -c 'from sciarena.cli.leaderboard import main; main()'``."""
+    parser = configure(argparse.ArgumentParser(
+        prog="sciarena leaderboard",
+        description="Bradley–Terry ratings with bootstrap 95% intervals from vote files."))
+    args = parser.parse_args(argv)
+    return run(args)

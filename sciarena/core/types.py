@@ -1,0 +1,318 @@
+"""Typed records passed between the stages of a battle.
+
+question ─► Retrieval(references) ─► GenerationRequest ─► Delta stream ─► Answer
+        ─► SideResult ×2 ─► Battle ─► Vote ─► vote record (votes/schema.py)
+
+All records are frozen: a stage returns a new record rather than mutating one
+it was given, so a battle held in a user's session cannot change under them.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Iterator, Literal, Mapping, Protocol
+
+from sciarena.core.errors import SciArenaError
+
+DISCIPLINES: tuple[str, ...] = (
+    "Natural Science",
+    "Healthcare",
+    "Humanities & Social Sciences",
+    "Engineering",
+)
+
+# The paper's question categories (appendix B.3), in its order.
+QUESTION_TYPES: tuple[str, ...] = (
+    "Conceptual Explanation",
+    "Methodology Inquiry",
+    "State-of-the-Art Assessment",
+    "Challenges & Limitations",
+    "Paper Finding",
+    "Others",
+)
+
+Choice = Literal["A", "B", "tie", "bad"]
+CHOICES: tuple[str, ...] = ("A", "B", "tie", "bad")
+
+
+@dataclass(frozen=True)
+class Paper:
+    """Bibliographic record of one paper."""
+
+    paper_id: str
+    title: str
+    authors: tuple[str, ...] = ()
+    et_al: bool = False
+    year: int | None = None
+    venue: str = ""
+    doi: str | None = None
+    url: str | None = None
+    discipline: str = ""
+    field: str = ""
+
+    @property
+    def link(self) -> str | None:
+        """Where a reader can find the paper: its URL, else its DOI resolver link."""
+        if self.url:
+            return self.url
+        if self.doi:
+            return f"https://doi.org/{self.doi}"
+        return None
+
+    @property
+    def concise_authors(self) -> str:
+        """'Vaswani et al. 2017' — the form the released SciArena data uses."""
+        if not self.authors:
+            surname = "Anonymous"
+        else:
+            surname = _surname(self.authors[0])
+        many = self.et_al or len(self.authors) > 2
+        if len(self.authors) == 2 and not self.et_al:
+            names = f"{surname} and {_surname(self.authors[1])}"
+        else:
+            names = f"{surname} et al." if many else surname
+        return f"{names} {self.year}" if self.year else names
+
+    @property
+    def author_line(self) -> str:
+        """Authors as one display line, with 'et al.' when the list is cut."""
+        line = ", ".join(self.authors) if self.authors else "Unknown authors"
+        return f"{line}, et al." if self.et_al else line
+
+
+def _surname(name: str) -> str:
+    parts = re.split(r"\s+", name.strip())
+    return parts[-1] if parts else name
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A block of text (~250 words) from one paper, with its retrieval score."""
+
+    passage_id: str
+    paper: Paper
+    text: str
+    position: int = 0  # order of the block inside its paper
+    score: float = 0.0
+    kind: str = "body"  # "title" | "abstract" | "body", as Semantic Scholar labels snippets
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One numbered entry of the reference list a model sees and cites as [number]."""
+
+    number: int
+    paper: Paper
+    passages: tuple[Passage, ...]
+
+    @property
+    def context(self) -> str:
+        """The paper's retrieved passages, in document order."""
+        return " … ".join(p.text for p in sorted(self.passages, key=lambda p: p.position))
+
+    @property
+    def score(self) -> float:
+        return max((p.score for p in self.passages), default=0.0)
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """What retrieval did for one question: the numbered references and how they were found."""
+
+    question: str
+    references: tuple[Reference, ...]
+    backend: str  # e.g. "local:demo", "local:/path/to/index", "semantic_scholar"
+    queries: tuple[str, ...] = ()  # the queries actually sent (after any rewriting)
+    filters: Mapping[str, object] = field(default_factory=dict)
+    seconds: float = 0.0
+    note: str = ""  # shown to the user, e.g. "Semantic Scholar unavailable; used the local datastore"
+
+    @property
+    def context_ids(self) -> tuple[str, ...]:
+        return tuple(p.passage_id for r in self.references for p in r.passages)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One catalogue entry: how to reach a model and what it costs."""
+
+    name: str  # display name, revealed after the vote
+    provider: str  # key of a Provider in the registry ("offline", "openai", "together", ...)
+    model_id: str  # the provider's id for the model
+    organisation: str = ""
+    open_weights: bool = False
+    reasoning: str = "no"  # "yes" | "hybrid" | "no"
+    params: Mapping[str, object] = field(default_factory=dict)  # extra request parameters
+    price_input_per_m: float | None = None  # USD per million input tokens
+    price_output_per_m: float | None = None
+    offline: bool = False  # a local algorithm, not a language model: labelled as such
+    release: str | None = None  # "YYYY-MM" (or YYYY-MM-DD) when the catalogue knows it
+    licence: str | None = None  # e.g. "Apache-2.0", "Proprietary"; None when not known for certain
+    # A multi-step contestant (provider "pipeline"): the pipeline's name ("openscholar") and the
+    # catalogue model every step calls. Prices, organisation and openness are the base model's.
+    pipeline: str = ""
+    base: "ModelSpec | None" = None
+
+
+@dataclass(frozen=True)
+class Revision:
+    """What a pipeline step asks of its base model besides an answer (pipelines/openscholar.py).
+
+    A language model reads the step from the request's messages; an offline baseline, which reads
+    no prompt, acts on this record instead, so the same pipeline runs over both."""
+
+    kind: Literal["feedback", "refine"]
+    answer: str  # the current answer, with its [n] citations
+    feedback: str = ""  # refine: the feedback item to incorporate
+    search: str = ""  # refine: the query that fetched the references added for it ("" = none)
+    added: tuple[int, ...] = ()  # numbers of the references the pipeline retrieved itself so far
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """Everything a contestant receives: both sides of a battle get the same request."""
+
+    question: str
+    references: tuple[Reference, ...]
+    messages: tuple[Mapping[str, str], ...] = ()  # chat messages built by prompting.py
+    revision: Revision | None = None  # set only on a pipeline's feedback and refinement calls
+
+
+@dataclass(frozen=True)
+class Usage:
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+
+
+@dataclass(frozen=True)
+class PipelineReport:
+    """What a multi-step contestant did for one answer; recorded with the vote (``pipeline_a/b``)."""
+
+    pipeline: str  # e.g. "openscholar"
+    base: str  # the display name of the model every step called
+    steps: tuple[str, ...]  # the steps run, in order: "draft", "feedback", "retrieve", "refine", "verify"
+    calls: int  # model calls made (their tokens and cost are the side's)
+    feedback_items: int = 0  # items the feedback step returned (at most three are used)
+    extra_passages: int = 0  # passages of the references the pipeline added
+    extra_context_ids: tuple[str, ...] = ()
+    revisions_kept: int = 0
+    revisions_rejected: int = 0  # revisions refused as over-edited (much shorter, or citations lost)
+    statements_checked: int = 0  # citation-worthy statements the verification step examined
+    citations_added: int = 0  # citations the verification step attached from the given passages
+    unsupported: int = 0  # statements it found no supporting passage for (left without a new citation)
+    stopped: str = ""  # why the loop ended early: "deadline", "call budget", "feedback unparseable", ...
+
+    def to_dict(self) -> dict[str, object]:
+        from dataclasses import asdict
+
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class Delta:
+    """One piece of a streamed answer. ``reasoning`` is never shown to voters.
+
+    A multi-step contestant also says which step runs (``status``), starts its shown text over
+    (``restart``: the next text replaces what was streamed, e.g. a revision replacing the draft),
+    numbers the references it retrieved itself (``references``, appended to the battle's) and
+    reports what it did at the end (``report``). A plain model sends none of these."""
+
+    text: str = ""
+    reasoning: str = ""
+    usage: Usage | None = None
+    status: str = ""
+    restart: bool = False
+    references: tuple[Reference, ...] = ()
+    report: PipelineReport | None = None
+
+
+class Provider(Protocol):
+    """The one contract every model backend implements.
+
+    A provider may also offer ``warm_up() -> None``, called once at start for providers
+    with active models (e.g. to import a client library before the first battle).
+    """
+
+    def unavailable_reason(self, spec: ModelSpec) -> str | None:
+        """None when ``spec`` can be battled now; otherwise why not ("set OPENAI_API_KEY")."""
+
+    def stream(self, spec: ModelSpec, request: GenerationRequest, *, timeout_s: float | None = None,
+               cancel: threading.Event | None = None) -> Iterator[Delta]:
+        """Yield the answer as it is produced; raise errors.ProviderError on failure.
+
+        The call ends within ``timeout_s`` (default: the provider's own) and soon after ``cancel``
+        is set, wherever it is (errors.ProviderTimeout / errors.Cancelled), closing its connection."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A postprocessed answer: display text with [n] citations and what it cited."""
+
+    text: str
+    raw_text: str
+    cited: tuple[int, ...]  # reference numbers, in order of first citation
+    redacted: bool = False  # an identity word was removed (anonymity policy)
+
+
+@dataclass(frozen=True)
+class SideResult:
+    """One side of a battle once its generation has ended (well or not)."""
+
+    model: ModelSpec
+    answer: Answer | None
+    # Why the generation failed, as raised (ProviderTimeout, RateLimited, …): the UI decides by type what
+    # the voter sees, since a provider's message can name its vendor.
+    error: SciArenaError | None = None
+    first_token_s: float | None = None
+    total_s: float | None = None
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float | None = None
+    # References this side retrieved itself (a pipeline's extra retrieval), numbered after the battle's.
+    extra_references: tuple[Reference, ...] = ()
+    report: PipelineReport | None = None  # a multi-step contestant's account of its steps
+
+    @property
+    def ok(self) -> bool:
+        return self.answer is not None and self.error is None
+
+    def references(self, retrieval: Retrieval) -> tuple[Reference, ...]:
+        """Every reference this side could cite: the battle's, then its own."""
+        return retrieval.references + self.extra_references
+
+
+@dataclass(frozen=True)
+class Battle:
+    """A question, its retrieval and the two anonymous sides. Lives in server-side session state."""
+
+    battle_id: str
+    question: str
+    retrieval: Retrieval
+    model_a: ModelSpec
+    model_b: ModelSpec
+    created_at: float
+    side_a: SideResult | None = None
+    side_b: SideResult | None = None
+    subject: str = ""
+    question_type: str = ""
+
+    @property
+    def finished(self) -> bool:
+        return self.side_a is not None and self.side_b is not None
+
+    @property
+    def votable(self) -> bool:
+        return self.finished and self.side_a.ok and self.side_b.ok  # type: ignore[union-attr]
+
+
+@dataclass(frozen=True)
+class Vote:
+    """A voter's judgement on one finished battle."""
+
+    battle: Battle
+    choice: Choice
+    reason: str = ""
+    voter_id: str = ""  # a username (OAuth) or a salted hash; never a raw IP
+    consent: bool = True
+    timestamp: str = ""  # ISO 8601, UTC

@@ -1,0 +1,71 @@
+"""How the offline baselines take part in a pipeline's feedback and refinement steps.
+
+A baseline reads no prompt, so it acts on the request's ``Revision`` record (types.py) with
+simple, deterministic rules. They are baselines of the steps, not a model's judgement:
+
+* feedback — up to three items: the question's content words the answer never uses (searching for
+  the question with those words, so the pipeline can retrieve papers about them), sentences that
+  carry no citation, and an answer that draws on fewer than three of the papers it was given;
+* refinement — the answer plus a short paragraph of the two passage sentences most related to the
+  question and the item (its search query, else its text) that share two of the question's content
+  words, of papers not cited yet when as related, and never of papers the pipeline's own searches
+  added (a word-overlap rule cannot tell whether those are on topic).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from sciarena.pipelines.prompts import FeedbackItem, feedback_json
+from sciarena.answer.clean import cited_numbers, sentence_spans
+from sciarena.providers.offline_text import analyse, cite, content_words, lower_first
+from sciarena.core.types import Reference, Revision
+
+MIN_PAPERS = 3
+ADDED_SENTENCES = 2
+MIN_SHARED_WORDS = 2
+
+
+def offline_feedback(question: str, references: Sequence[Reference], answer: str) -> str:
+    """The feedback items as the JSON object the pipeline reads (possibly an empty list)."""
+    items: list[FeedbackItem] = []
+    used = {stem for _, stem in content_words(answer)}
+    missing = list(dict.fromkeys(word for word, stem in content_words(question) if stem not in used))
+    if missing:
+        # The question itself leads the query: the missing words alone match papers on other topics.
+        items.append(FeedbackItem(f"The answer does not address part of the question: {', '.join(missing)}.",
+                                  search=f"{question.strip()} {' '.join(missing)}"))
+    uncited = sum(1 for start, end in sentence_spans(answer)
+                  if len(answer[start:end].strip()) >= 50 and not cited_numbers(answer[start:end]))
+    if uncited:
+        items.append(FeedbackItem(f"{uncited} statement(s) carry no citation; back them with the references."))
+    if len(set(cited_numbers(answer))) < min(MIN_PAPERS, len(references)):
+        items.append(FeedbackItem("The answer draws on few of the papers; bring in findings from the others."))
+    return feedback_json(items)
+
+
+def offline_refine(question: str, references: Sequence[Reference], revision: Revision) -> str:
+    """The answer with up to two new cited sentences about the feedback item appended."""
+    # Related to the question as well as to the item, so a loosely matched paper is not brought in.
+    focus = f"{question} {revision.search or revision.feedback}"
+    analysis = analyse(focus, references)
+    cited = set(cited_numbers(revision.answer))
+    folded = " ".join(revision.answer.split()).casefold()
+    asked = {stem for _, stem in content_words(question)}
+    # Two of the question's content words at least: one shared word ("nearly" in "nearly isotropic")
+    # is how a paper on another topic gets in.
+    # Not from the papers the pipeline's own searches added: word overlap cannot tell whether a paper a
+    # loose query found is on topic (on the demo corpus it mostly is not), so the baseline restates
+    # evidence of the shared list that its draft left out.
+    added = set(revision.added)
+    candidates = [i for i, s in enumerate(analysis.sentences)
+                  if analysis.relevance[i] > 0 and s.number not in added and s.text.casefold()[:60] not in folded
+                  and len(asked & {stem for _, stem in content_words(s.text)}) >= MIN_SHARED_WORDS]
+    # The most related sentences; of equally related ones, those of papers not cited yet.
+    candidates.sort(key=lambda i: (-round(analysis.relevance[i], 2), analysis.sentences[i].number in cited, i))
+    chosen = candidates[:ADDED_SENTENCES]
+    if not chosen:
+        return revision.answer
+    added = [cite(analysis.sentences[i].text, analysis.sentences[i].number) for i in chosen]
+    added[0] = f"In addition, {lower_first(added[0])}"
+    return f"{revision.answer.rstrip()}\n\n{' '.join(added)}"
