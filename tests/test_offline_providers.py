@@ -8,7 +8,8 @@ import pytest
 
 from sciarena.core.settings import Settings
 from sciarena.core.errors import ProviderError
-from sciarena.answer.clean import cited_numbers, clean_answer, strip_markdown
+from sciarena.answer.clean import clean_answer, strip_markdown
+from sciarena.answer.citations import cited_numbers
 from sciarena.providers.catalogue import load_catalogue
 from sciarena.providers.offline import OFFLINE_MODEL_IDS, OfflineProvider
 from sciarena.providers.offline_strategies import mmr, spherical_kmeans

@@ -11,13 +11,13 @@ from sciarena.answer.redact import IDENTITY_TERMS, PLACEHOLDER, find_identity_me
 from sciarena.answer.clean import (
     ReasoningFilter,
     accept_llm_rewrite,
-    cited_numbers,
     clean_answer,
     normalise_citations,
     parse_llm_rewrite,
     strip_markdown,
     strip_reasoning,
 )
+from sciarena.answer.citations import cited_numbers
 from sciarena.core.types import Answer, Paper, Passage, Reference
 
 

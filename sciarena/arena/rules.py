@@ -30,7 +30,7 @@ from sciarena.core.errors import (
     SciArenaError,
 )
 from sciarena.arena.labels.at_vote import ArenaLabeller
-from sciarena.arena.limits.memory import VisitorLimits, open_limiter
+from sciarena.arena.limits import VisitorLimits, open_limiter
 from sciarena.arena.pairing import new_battle, sample_pair
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever

@@ -316,3 +316,13 @@ class Vote:
     voter_id: str = ""  # a username (OAuth) or a salted hash; never a raw IP
     consent: bool = True
     timestamp: str = ""  # ISO 8601, UTC
+
+
+@dataclass(frozen=True)
+class QuestionLabels:
+    """A voted question's category and discipline, each with the name of the labeller that gave it."""
+
+    question_type: str
+    question_type_labeller: str
+    subject: str  # "" when no rule found a discipline
+    subject_labeller: str

@@ -34,10 +34,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from sciarena.core.settings import DEFAULT_CATALOGUE, Settings
 from sciarena.core.errors import SciArenaError
-from sciarena.providers.clients import CLIENT_KINDS
+from sciarena.core.settings import DEFAULT_CATALOGUE, Settings
 from sciarena.core.types import ModelSpec
+from sciarena.providers.clients import CLIENT_KINDS
 
 log = logging.getLogger(__name__)
 

@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from sciarena.core.errors import Cancelled, MalformedOutput, NeedsKey, ProviderError, ProviderTimeout, RateLimited
+from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Usage
 from sciarena.providers.clients import CLIENT_KINDS, ClientErrors, build_client, client_errors
 from sciarena.providers.guard import CANCELLED, StreamGuard
 from sciarena.providers.retry import RetryPolicy, retry_after_seconds, with_retries
-from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Usage
 
 log = logging.getLogger(__name__)
 

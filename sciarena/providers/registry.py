@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sciarena.core.settings import Settings
-from sciarena.providers.catalogue import Catalogue, CatalogueError, Endpoint, load_catalogue
 from sciarena.core.types import ModelSpec, Provider
+from sciarena.providers.catalogue import Catalogue, CatalogueError, Endpoint, load_catalogue
 
 log = logging.getLogger(__name__)
 

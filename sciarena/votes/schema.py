@@ -11,13 +11,10 @@ leaderboard and SciArena-Eval import it.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from sciarena import __version__
-from sciarena.core.types import Reference, Retrieval, SideResult, Vote
-
-if TYPE_CHECKING:
-    from sciarena.arena.labels.at_vote import QuestionLabels
+from sciarena.core.types import QuestionLabels, Reference, Retrieval, SideResult, Vote
 
 SCHEMA_VERSION = 3  # 2 added question_type_labeller and subject_labeller; 3 added pipeline_a/b
 
@@ -144,7 +141,7 @@ def pipeline_json(side: SideResult) -> str | None:
     return None if side.report is None else json.dumps(side.report.to_dict(), sort_keys=True)
 
 
-def vote_record(vote: Vote, labels: "QuestionLabels | None" = None) -> dict[str, Any]:
+def vote_record(vote: Vote, labels: QuestionLabels | None = None) -> dict[str, Any]:
     """The JSON-ready record of a vote, with every field of VOTE_FIELDS.
 
     ``labels`` are the question's labels and who gave them (the arena labels at vote time); without
