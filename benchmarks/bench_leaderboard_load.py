@@ -41,7 +41,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from huggingface_hub import CommitOperationAdd, HfApi  # noqa: E402
 
 from fake_hub import FakeHub, make_record  # noqa: E402
-from sciarena.board import compute_leaderboard, load_votes  # noqa: E402
+from sciarena.board import compute_leaderboard  # noqa: E402
+from sciarena.science.quality.vouch import load_votes  # noqa: E402
 from sciarena.votes.read.records import VoteSource, read_records  # noqa: E402
 
 REPO = "bench/votes"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from sciarena.board import load_votes
+from sciarena.science.quality.vouch import load_votes
 from sciarena.votes.read.copy import cache_path
 from sciarena.votes.read.warmer import CacheWarmer
 from sciarena.core.types import Vote

@@ -47,7 +47,8 @@ def test_export_writes_the_released_schema_once_per_id(tmp_path, capsys):
 
 
 def test_the_leaderboard_reads_the_export(tmp_path):
-    from sciarena.board import compute_leaderboard, load_votes
+    from sciarena.board import compute_leaderboard
+    from sciarena.science.quality.vouch import load_votes
 
     folder = votes_folder(tmp_path, 30)
     out = tmp_path / "release.json"

@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sciarena.board import compute_leaderboard, load_votes, to_dict
+from sciarena.board import compute_leaderboard, to_dict
+from sciarena.science.quality.vouch import load_votes
 from sciarena.cli.leaderboard import main
 from sciarena.board.synthetic import simulate, write_jsonl
 

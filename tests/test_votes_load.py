@@ -156,7 +156,7 @@ def test_vote_source_hands_each_shard_once_local_copy_first(hub, tmp_path):
 
 
 def test_the_apps_vote_source_keeps_hub_copies_where_a_folder_scan_does_not_count_them_twice(hub, tmp_path):
-    from sciarena.board import load_votes
+    from sciarena.science.quality.vouch import load_votes
 
     data_dir = tmp_path / "data"
     store = push(hub, data_dir, [make_record(i) for i in range(4)])

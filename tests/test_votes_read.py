@@ -13,7 +13,7 @@ import pytest
 from huggingface_hub import HfApi
 
 from fake_hub import FakeHub, make_record
-from sciarena.board import load_votes
+from sciarena.science.quality.vouch import load_votes
 from sciarena.board.synthetic import simulate, write_jsonl
 from sciarena.votes.read.raw import battles_per_model
 from sciarena.votes.read.copy import cache_path

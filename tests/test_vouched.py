@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from sciarena.core.errors import LeaderboardInputError
-from sciarena.board import compute_leaderboard, load_votes, to_dict
+from sciarena.board import compute_leaderboard, to_dict
+from sciarena.science.quality.vouch import load_votes
 from sciarena.cli.leaderboard import main
 from sciarena.cli import quality as quality_cli
 from sciarena.science.quality.check import arrays_from_records, check_votes

@@ -26,7 +26,8 @@ from sciarena.board.compute import (
 )
 from sciarena.board.elo import DEFAULT_K
 from sciarena.board.style import PAPER_SAMPLE, STYLE_FEATURES, STYLE_PROCEDURES
-from sciarena.board.table import Exclusions, load_votes
+from sciarena.board.table import Exclusions
+from sciarena.science.quality.vouch import load_votes
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,6 @@ from sciarena.board import (
     PROVISIONAL_BATTLES,
     compute_leaderboard,
     history,
-    load_votes,
     to_json,
 )
 from sciarena.board.board import (
@@ -39,6 +38,7 @@ from sciarena.board.board import (
     rows_csv,
     view_choices,
 )
+from sciarena.science.quality.vouch import load_votes
 from sciarena.wiring import Services
 from sciarena.votes.read.columns import read_columns
 from sciarena.ui import board_data, board_html
