@@ -76,9 +76,11 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--style", type=_style, default=(), metavar=",".join(STYLE_FEATURES),
                         help="control for these style features (Bradley–Terry only)")
     parser.add_argument("--style-procedure", choices=STYLE_PROCEDURES, default="ours",
-                        help="votes the style fit uses: ours = all, ties and both-bad as half a win (default); "
-                             f"paper = the authors' analysis: decisive votes only, a sample of {PAPER_SAMPLE:,} "
-                             "drawn with --seed when there are more (docs/leaderboard.md)")
+                        help="votes and fits of style control: ours = all votes, ties and both-bad as half a "
+                             "win, one joint fit (default); paper = the authors' released script: decisive votes "
+                             "in which both answers cite, each feature fitted on its own; paper-sample = the "
+                             f"paper's text: a sample of {PAPER_SAMPLE:,} decisive votes drawn with --seed, one "
+                             "joint fit (docs/leaderboard.md)")
     parser.add_argument("--anchor", type=_anchor, default=None, metavar="MODEL=RATING",
                         help="shift ratings so MODEL has RATING (default: mean 1000)")
     parser.add_argument("--rating", choices=RATINGS, default="bootstrap-mean",
