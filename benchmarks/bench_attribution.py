@@ -14,7 +14,9 @@ accuracy of every threshold on the grid, so the choice can be seen, not just tru
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -71,9 +73,7 @@ def offline_answer_verdicts(judge: LexicalJudge, n_questions: int) -> None:
     """How the judge labels the (sentence, citation) pairs of the three offline composers' answers to the
     first ``n_questions`` answerable labelled retrieval queries over the demo corpus. The composers copy
     sentences from the passages they cite, so nearly every pair should be supporting."""
-    import json
-    from collections import Counter
-
+    # imported here: only this option reads the corpus and composes answers
     from sciarena.core.settings import PACKAGE_DIR
     from sciarena.providers.offline_strategies import claim_clusters, extractive_mmr, per_paper_digest
     from sciarena.retrieval.local import open_local_retriever

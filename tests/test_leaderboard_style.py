@@ -195,8 +195,8 @@ def test_the_released_groups_pair_supporting_with_irrelevant():
 
 
 def test_every_procedure_is_named_in_the_table_footer(verbose_votes, tmp_path, capsys):
-    from sciarena.cli.leaderboard import main
     from sciarena.board.synthetic import write_jsonl
+    from sciarena.cli.leaderboard import main
 
     path = tmp_path / "votes.jsonl"
     write_jsonl(verbose_votes, path, stop=4000)
