@@ -39,7 +39,8 @@ _VERBS = frozenset(
     increase indicate influence introduce involve keep lack lead let lie limit lower make mean measure meet move
     need observe obtain occur offer outperform predict prevent produce propose prove provide raise reach reduce
     reflect remain replace report require reveal rise run say see seem serve set show spread stand start state
-    stay suggest support memorise memorize take tell tend test think train treat try turn underlie understand use vary work yield
+    stay suggest support memorise memorize take tell tend test think train treat try turn underlie understand
+    use vary work yield
     led found made shown gave took became began grew held kept met ran rose said saw set told thought went""".split()
 )
 # Adjectives that end a run but cannot head it ("early", "large" ...): a phrase ending in one is cut back.
@@ -145,8 +146,8 @@ def _runs(text: str) -> Iterator[list[tuple[str, bool]]]:
 def noun_phrases(text: str) -> list[Phrase]:
     """The noun phrases of ``text`` in order: each maximal run cut to its last word that can head a
     phrase, then to its last ``MAX_WORDS`` words; an opening "-ing" word that takes an object is cut
-    off, and a lone one is left out (usually a verb), unless it is a known "-ing" noun. Words keep their capitals except a
-    sentence's capitalised first word ("Dropout" → "dropout", "New Jersey" stays)."""
+    off, and a lone one is left out (usually a verb), unless it is a known "-ing" noun. Words keep their
+    capitals except a sentence's capitalised first word ("Dropout" → "dropout", "New Jersey" stays)."""
     out: list[Phrase] = []
     for run in _runs(text):
         end = len(run)
