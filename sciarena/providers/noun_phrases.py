@@ -33,10 +33,10 @@ _BREAK = frozenset(
 )
 # Common verbs of scientific prose (base forms; "-s", "-ed" and "-ing" forms are found by rule below).
 _VERBS = frozenset(
-    """achieve affect allow argue ask assess become begin bring call cause change claim combine compare confirm
+    """achieve affect allow argue ask assess become begin benefit bring call cause change claim combine compare confirm
     consider contain continue cut deliver demonstrate describe detect determine develop differ drive enable
     establish estimate examine explain explore find follow get give go grow help hold identify improve include
-    increase indicate influence introduce involve keep lack lead let lie limit lower make mean measure meet move
+    increase indicate influence introduce involve keep lack lead learn let lie limit lower make mean measure meet move
     need observe obtain occur offer outperform predict prevent produce propose prove provide raise reach reduce
     reflect remain replace report require reveal rise run say see seem serve set show spread stand start state
     stay suggest support memorise memorize take tell tend test think train treat try turn underlie understand
