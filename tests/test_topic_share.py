@@ -14,7 +14,7 @@ from sciarena.retrieval.relevance import BM25_FLOOR, BM25_SCORE_FLOOR, NOTHING_R
 needs_demo = pytest.mark.skipif(not demo_corpus_files(), reason="the demo corpus files are absent")
 
 FILLER = [
-    ("Coral bleaching under marine heatwaves", "Sea surface temperature anomalies bleached reef corals across the basin."),
+    ("Coral bleaching under marine heatwaves", "Sea surface temperature anomalies bleached reef corals widely."),
     ("Soil carbon in grasslands", "Grazing changed soil carbon stocks in temperate grasslands over two decades."),
     ("Glacier retreat in the Alps", "Alpine glaciers lost mass steadily as summers warmed."),
     ("Urban heat islands", "Cities stay warmer at night than surrounding farmland because pavement stores heat."),
