@@ -75,6 +75,8 @@ class Ballot:
     username: str | None = None  # Hugging Face OAuth username when signed in
     session_hash: str | None = None  # the browser session's random id (never an IP address)
     browser_key: str | None = None  # a random token the browser keeps across visits (never stored raw)
+    shared: bool | None = False  # "share": the battle gets a public read-only link
+    shared_reason: bool | None = False  # the shared view also shows the reason (only with ``shared``)
 
     @property
     def visitor(self) -> Visitor:
@@ -184,7 +186,8 @@ class Arena:
             labels = self.labeller.label(battle.question, battle.retrieval)
             battle = replace(battle, question_type=labels.question_type, subject=labels.subject)
             vote = Vote(battle=battle, choice=choice, reason=(ballot.reason or "").strip()[:MAX_REASON_CHARS],
-                        voter_id=who, consent=True, timestamp=utc_now_iso())
+                        voter_id=who, consent=True, timestamp=utc_now_iso(), shared=ballot.shared is True,
+                        shared_reason=ballot.shared is True and ballot.shared_reason is True)
             self.store.append(vote_record(vote, labels))  # VoteRejected if this battle already has a stored vote
         except BaseException:
             undo()  # a vote not stored does not count against the voter

@@ -316,6 +316,8 @@ class Vote:
     voter_id: str = ""  # a username (OAuth) or a salted hash; never a raw IP
     consent: bool = True
     timestamp: str = ""  # ISO 8601, UTC
+    shared: bool = False  # the voter gave the battle a public read-only link (ui/battle_view.py)
+    shared_reason: bool = False  # ... and let that view show their reason
 
 
 @dataclass(frozen=True)

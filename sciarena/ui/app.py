@@ -16,7 +16,7 @@ import gradio as gr
 
 from sciarena.arena.rules import ArenaSession
 from sciarena.wiring import Services
-from sciarena.ui import render, review_tab
+from sciarena.ui import battle_view, render, review_tab, takeaway
 from sciarena.ui.about import (
     about_markdown,
     mode_banner,
@@ -25,6 +25,7 @@ from sciarena.ui.about import (
 )
 from sciarena.ui.handlers import ArenaHandlers, ArenaView
 from sciarena.ui.leaderboard_tab import LeaderboardTab
+from sciarena.votes.read.battles import BattleArchive
 from sciarena.votes.voter import CONSENT_LABEL
 
 CSS = """
@@ -92,6 +93,7 @@ def build_app(services: Services) -> gr.Blocks:
         gr.Markdown("# SciArena\nAsk a question about the scientific literature. Papers are retrieved once; "
                     "two anonymous models answer from the same papers with numbered citations. "
                     "Read both, then vote — the names are revealed after your vote.")
+        shared_view = battle_view.build_view()  # a battle's own link (?battle=<id>), read-only, above the tabs
         with gr.Tab("Arena", id="arena"):
             view = arena_tab(services.settings.oauth_enabled, banner=mode_banner(services),
                              terms=terms_markdown(services))
@@ -99,6 +101,8 @@ def build_app(services: Services) -> gr.Blocks:
             wire_arena(handlers)
         with gr.Tab("Leaderboard", id="leaderboard"):
             board = leaderboard.build()
+        with gr.Tab("My battles", id="my-battles") as my_tab:
+            mine = battle_view.my_battles_tab()
         if services.settings.reviewers:  # expert annotators named in SCIARENA_REVIEWERS (signed in)
             with gr.Tab("Review", id="review"):
                 review_tab.build(services)
@@ -109,6 +113,8 @@ def build_app(services: Services) -> gr.Blocks:
                   queue=False)
         demo.load(partial(leaderboard.refresh, board), None, board.outputs, api_visibility="private")
         demo.load(partial(storage_status, services), None, storage, api_visibility="private", queue=False)
+        battle_view.wire(demo, shared_view, mine, my_tab, BattleArchive(services.votes.files),
+                         services.settings.id_salt)
     return demo
 
 
@@ -147,18 +153,22 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") ->
                 answer_a = gr.Markdown(elem_id="answer-a", elem_classes="answer-box",
                                        latex_delimiters=render.latex_delimiters())
                 refs_a = gr.Markdown(elem_id="references-a")
+                panel_a = takeaway.side_panel("A")  # after the vote: figures, copy, BibTeX/RIS
             with gr.Column(min_width=320):
                 gr.Markdown("### Model B")
                 answer_b = gr.Markdown(elem_id="answer-b", elem_classes="answer-box",
                                        latex_delimiters=render.latex_delimiters())
                 refs_b = gr.Markdown(elem_id="references-b")
+                panel_b = takeaway.side_panel("B")
         with gr.Row(equal_height=True):
             reason = gr.Textbox(label="Why? (optional — sent with your vote, helps others learn from it)",
                                 elem_id="reason", lines=1, max_lines=6, interactive=False, scale=4)
             if oauth_enabled:
                 gr.LoginButton(scale=1)  # optional: a signed-in vote is recorded under a hash of the HF username
+        share, share_reason = takeaway.share_controls()
         with gr.Column(elem_id="vote-bar"):
             model_names = gr.Markdown("", elem_id="model-names")
+            taken = takeaway.build_view(panel_a, panel_b, share, share_reason)  # the battle's link, after the reveal
             with gr.Row(equal_height=True, elem_classes="consent-row"):
                 consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3, min_width=200)
                 with gr.Column(scale=1, min_width=130), gr.Accordion("Read the terms", open=False, elem_id="terms"):
@@ -174,7 +184,7 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") ->
                      answer_b=answer_b, refs_a=refs_a, refs_b=refs_b, consent=consent, vote_buttons=buttons,
                      reason=reason, model_names=model_names, choice=choice, api_question=api_question,
                      question_error=question_error, vote_error=vote_error, browser_key=browser_key,
-                     session=session, turn=turn)
+                     session=session, turn=turn, takeaway=taken)
 
 
 def wire_arena(handlers: ArenaHandlers) -> None:
@@ -198,9 +208,11 @@ def wire_arena(handlers: ArenaHandlers) -> None:
     for button, (_, _, value) in zip(v.vote_buttons, VOTE_BUTTONS):
         # The reveal and the closed controls arrive in one update: no moment where the
         # names are shown and voting still looks open.
-        button.click(handlers.vote_button(value), [v.reason, v.consent, v.session, v.browser_key],
+        button.click(handlers.vote_button(value), [v.reason, v.consent, v.session, v.browser_key, *v.share_inputs],
                      v.page_vote_outputs, api_visibility="private")
     v.consent.input(None, [v.consent], None, js=REMEMBER_CONSENT_JS, api_visibility="private", queue=False)
+    if v.takeaway is not None:
+        takeaway.wire(v.takeaway, v.model_names, v.session)
     v.choice.submit(handlers.vote_api, [v.choice, v.reason, v.consent, v.session], v.vote_outputs, api_name="vote")
     # Cancelling stops the running battle's generation; settle (above) then runs and removes any
     # update of it that arrived after this blank screen.
@@ -213,4 +225,5 @@ def launch_kwargs() -> dict:
     # System fonts: the default theme fetches Google Fonts, which stalls the page when offline.
     theme = gr.themes.Soft(primary_hue="teal", font=["ui-sans-serif", "system-ui", "sans-serif"],
                            font_mono=["ui-monospace", "SFMono-Regular", "monospace"])
-    return {"css": CSS + render.ANSWER_CSS, "theme": theme, "head": render.ANSWER_HEAD_JS}
+    return {"css": CSS + render.ANSWER_CSS + takeaway.CSS + battle_view.CSS, "theme": theme,
+            "head": render.ANSWER_HEAD_JS + takeaway.SHORTCUT_JS}

@@ -15,7 +15,7 @@ leaves bare "Error" pills on every output).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import gradio as gr
 
@@ -24,6 +24,9 @@ from sciarena.core.errors import ProviderTimeout, SciArenaError
 from sciarena.core.types import SideResult
 from sciarena.ui import render
 from sciarena.votes.voter import Visitor
+
+if TYPE_CHECKING:
+    from sciarena.ui.takeaway import TakeawayView
 
 Updates = dict[Any, Any]  # component → new value or gr.update(...)
 
@@ -51,6 +54,12 @@ class ArenaView:
     browser_key: gr.Textbox  # hidden: the random key this browser keeps in local storage (app.BROWSER_JS)
     session: gr.State  # ArenaSession
     turn: gr.State  # int: written only by Send and New battle (see ArenaHandlers)
+    takeaway: "TakeawayView | None" = None  # share choice, link and the after-vote take-away (ui/takeaway.py)
+
+    @property
+    def share_inputs(self) -> list[Any]:
+        """The share choice the vote buttons send with the vote (none without a take-away)."""
+        return [] if self.takeaway is None else [self.takeaway.share, self.takeaway.share_reason]
 
     @property
     def battle_outputs(self) -> list[Any]:
@@ -184,19 +193,22 @@ class ArenaHandlers:
 
     def vote(self, choice: str, reason: str | None, consent: bool | None, session: ArenaSession | None,
              request: gr.Request | None = None, profile: gr.OAuthProfile | None = None,
-             browser_key: str | None = None) -> Updates:
+             browser_key: str | None = None, shared: bool | None = False,
+             shared_reason: bool | None = False) -> Updates:
         """Record the vote durably, then reveal the names and close voting, in one update; a refused
         vote raises gr.Error."""
         try:
-            return self._vote(choice, reason, consent, session, request, profile, browser_key)
+            return self._vote(choice, reason, consent, session, request, profile, browser_key, shared, shared_reason)
         except SciArenaError as err:
             raise gr.Error(str(err), print_exception=False) from None
 
     def _vote(self, choice: str, reason: str | None, consent: bool | None, session: ArenaSession | None,
-              request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None) -> Updates:
+              request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None,
+              shared: bool | None = False, shared_reason: bool | None = False) -> Updates:
         who = visitor(request, profile, browser_key)
         ballot = Ballot(choice=choice, reason=reason, consent=consent, username=who.username,
-                        session_hash=who.session_hash, browser_key=who.browser_key)
+                        session_hash=who.session_hash, browser_key=who.browser_key, shared=shared,
+                        shared_reason=shared_reason)
         voted = self.arena.vote(session, ballot)
         assert voted.vote is not None and voted.battle is not None
         return {self.view.model_names: render.reveal_markdown(voted.battle, voted.vote.choice),
@@ -208,9 +220,12 @@ class ArenaHandlers:
         which a functools.partial hides)."""
         # Named apart from "vote": Gradio derives endpoint names from function names, even private ones.
         def vote_by_button(reason: str | None, consent: bool | None, session: ArenaSession | None,
-                           browser_key: str | None, request: gr.Request, profile: gr.OAuthProfile | None) -> Updates:
+                           browser_key: str | None, request: gr.Request, profile: gr.OAuthProfile | None,
+                           shared: bool | None = False, shared_reason: bool | None = False) -> Updates:
+            # shared/shared_reason last: Gradio fills request and profile by type, the inputs in order.
             try:
-                updates = self._vote(choice, reason, consent, session, request, profile, browser_key)
+                updates = self._vote(choice, reason, consent, session, request, profile, browser_key, shared,
+                                     shared_reason)
             except SciArenaError as err:
                 return {self.view.vote_error: message_markdown(str(err))}
             return {**updates, self.view.vote_error: ""}

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from sciarena import __version__
 from sciarena.core.types import QuestionLabels, Reference, Retrieval, SideResult, Vote
 
-SCHEMA_VERSION = 3  # 2 added question_type_labeller and subject_labeller; 3 added pipeline_a/b
+SCHEMA_VERSION = 4  # 2 added question_type_labeller and subject_labeller; 3 added pipeline_a/b; 4 shared, shared_reason
 
 # --- the vote vocabulary -----------------------------------------------------------------------------
 OUTCOME_A, OUTCOME_B, OUTCOME_TIE, OUTCOME_BAD = 0, 1, 2, 3
@@ -97,6 +97,10 @@ OWN_FIELDS: tuple[str, ...] = (
     "pipeline_a",
     "pipeline_b",
     "app_version",
+    # The voter's share choice (added in version 4): ``shared`` gives the battle a read-only link;
+    # ``shared_reason`` lets that view show the reason. Null in older records: not shared.
+    "shared",
+    "shared_reason",
 )
 
 VOTE_FIELDS: tuple[str, ...] = RELEASED_FIELDS + OWN_FIELDS
@@ -192,6 +196,8 @@ def vote_record(vote: Vote, labels: QuestionLabels | None = None) -> dict[str, A
         "pipeline_a": pipeline_json(a),
         "pipeline_b": pipeline_json(b),
         "app_version": __version__,
+        "shared": bool(vote.shared),
+        "shared_reason": bool(vote.shared and vote.shared_reason),
     }
     assert tuple(record) == VOTE_FIELDS, "vote_record and VOTE_FIELDS drifted apart"
     return record
