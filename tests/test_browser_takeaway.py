@@ -106,6 +106,7 @@ def test_vote_by_key_take_the_answer_away_share_it_and_find_it_again(browser, ar
         stats = page.locator(f"#stats-{side}").inner_text()
         assert "First token" in stats and "total" in stats, stats
     page.locator("#copy-a").click()
+    page.wait_for_function("() => document.querySelector('#copy-a').innerText === 'Copied'", timeout=5_000)
     copied = page.evaluate("() => navigator.clipboard.readText()")
     assert ON_TOPIC in copied and record["modelA"] in copied
     cited = record["citations_a"]
@@ -167,10 +168,10 @@ def test_vote_by_key_take_the_answer_away_share_it_and_find_it_again(browser, ar
     open_tab(page, "My battles")
     page.wait_for_function("q => document.querySelector('#my-battles-list')?.innerText.includes(q)",
                            arg=SECOND, timeout=10_000)
-    rows = page.locator("#my-battles-list tbody tr")
+    rows = page.locator("#my-battles-list li")
     mine = [r for r in records(arena) if r["voter_id"] == record["voter_id"]]
     assert rows.count() == len(mine) >= 2
-    assert SECOND in rows.first.inner_text() and "Tie" in rows.first.inner_text()
+    assert SECOND in rows.first.inner_text() and "tie" in rows.first.inner_text()
     page.screenshot(path=str(ARTIFACTS / f"takeaway-{width}-my-battles.png"), full_page=True)
     own_href = rows.first.locator("a").evaluate("a => a.href")
     own = new_page(context, own_href, width, height)

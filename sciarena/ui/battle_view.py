@@ -182,11 +182,14 @@ def my_battles_markdown(archive: BattleArchive, own_ids: list[str]) -> str:
     battles = archive.for_voter(own_ids)
     if not battles:
         return "*No battles yet: the battles you vote on appear here.*"
-    rows = ["| Date | Question | Model A vs Model B | Your vote | |", "|---|---|---|---|---|"]
+    # A list, not a table: five columns are unreadable on a phone.
+    items = []
     for b in battles:
-        question = render.escape(b.question).replace("\n", " ")
-        pair = f"{render.escape(b.model_a)} vs {render.escape(b.model_b)}"
-        vote = {"A": "A", "B": "B", "tie": "Tie", "bad": "Both bad"}.get(b.vote, render.escape(b.vote))
-        shared = " (shared)" if b.shared else ""
-        rows.append(f"| {b.timestamp[:10]} | {question} | {pair} | {vote} | [Open](?battle={b.battle_id}){shared} |")
-    return "\n".join(rows)
+        question = render.escape(" ".join(b.question.split()))
+        vote = {"A": "you preferred A", "B": "you preferred B", "tie": "you called it a tie",
+                "bad": "you found both poor"}.get(b.vote, render.escape(b.vote))
+        details = [b.timestamp[:10], f"A: {render.escape(b.model_a)} · B: {render.escape(b.model_b)}", vote]
+        if b.shared:
+            details.append("shared")
+        items.append(f"- **[{question}](?battle={b.battle_id})**  \n  {' · '.join(d for d in details if d)}")
+    return "\n".join(items)

@@ -68,12 +68,19 @@ CSS = "\n".join(
 
 # Copies its text (the hidden box's value) to the clipboard; where the Clipboard API is refused
 # (an insecure origin), a selected text area and execCommand still copy it.
+# The button then says "Copied" for two seconds.
 COPY_JS = """async (text) => {
   try { await navigator.clipboard.writeText(text); }
   catch (error) {
     const area = document.createElement("textarea");
     area.value = text; document.body.appendChild(area); area.select();
     document.execCommand("copy"); area.remove();
+  }
+  const button = document.activeElement;
+  if (button && button.tagName === "BUTTON" && !button.dataset.label) {
+    button.dataset.label = button.innerText;
+    button.innerText = "Copied";
+    setTimeout(() => { button.innerText = button.dataset.label; delete button.dataset.label; }, 2000);
   }
 }"""
 
@@ -124,9 +131,9 @@ def stats_line(figures: Mapping[str, Any]) -> str:
     """The side's measured figures; each is left out when the side did not report it."""
     parts = []
     if isinstance(figures.get("first_token_s"), (int, float)):
-        parts.append(f"first token {figures['first_token_s']:.1f} s")
+        parts.append(f"first token {_seconds(figures['first_token_s'])}")
     if isinstance(figures.get("total_s"), (int, float)):
-        parts.append(f"total {figures['total_s']:.1f} s")
+        parts.append(f"total {_seconds(figures['total_s'])}")
     tokens_in, tokens_out = figures.get("input_tokens"), figures.get("output_tokens")
     if isinstance(tokens_in, int) or isinstance(tokens_out, int):
         parts.append(f"{_count(tokens_in)} tokens in, {_count(tokens_out)} out")
@@ -136,6 +143,11 @@ def stats_line(figures: Mapping[str, Any]) -> str:
     elif figures.get("offline"):
         parts.append("no cost (an offline baseline)")
     return " · ".join(parts).capitalize() if parts else ""
+
+
+def _seconds(value: float) -> str:
+    """Two significant figures below ten seconds (an offline side answers in milliseconds)."""
+    return f"{value:.2g} s" if value < 10 else f"{value:.0f} s"
 
 
 def _count(value: Any) -> str:
@@ -262,5 +274,5 @@ def show(view: TakeawayView, session: ArenaSession | None) -> dict[Any, Any]:
 def share_markdown(battle_id: str, shared: bool) -> str:
     if not shared:
         return "This battle is not shared (tick “Share” before voting to get a link). It is listed under *My battles*."
-    return (f"🔗 [Link to this battle](?battle={battle_id}) — anyone with it can read this battle "
+    return (f"[Link to this battle](?battle={battle_id}) — anyone with it can read this battle "
             "(never who voted). It is also listed under *My battles*.")
