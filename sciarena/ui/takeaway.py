@@ -84,8 +84,8 @@ COPY_JS = """async (text) => {
   }
 }"""
 
-SHARE_LABEL = "Share: give this battle a public link (question, answers, references, names and vote)"
-SHARE_REASON_LABEL = "Show my reason there too"
+SHARE_LABEL = "Share this battle: a public link to its question, answers, references, names and vote"
+SHARE_REASON_LABEL = "…with my reason"
 
 
 @dataclass(frozen=True)
@@ -222,8 +222,9 @@ def side_panel(letter: str) -> SidePanel:
     with gr.Column(visible=False, elem_id=f"takeaway-{low}", elem_classes="takeaway") as box:
         stats = gr.Markdown("", elem_id=f"stats-{low}", elem_classes="side-stats")
         with gr.Row():
-            copy = gr.Button("Copy as Markdown", elem_id=f"copy-{low}", size="sm", scale=0, min_width=160)
-            files = gr.HTML("", elem_id=f"files-{low}")
+            # The min widths put the links under the button on a phone, beside it on a wide screen.
+            copy = gr.Button("Copy as Markdown", elem_id=f"copy-{low}", size="sm", scale=0, min_width=170)
+            files = gr.HTML("", elem_id=f"files-{low}", min_width=280)
         markdown = gr.Textbox(visible=False)
     return SidePanel(box=box, stats=stats, markdown=markdown, copy=copy, files=files)
 
@@ -231,9 +232,9 @@ def side_panel(letter: str) -> SidePanel:
 def share_controls() -> tuple[gr.Checkbox, gr.Checkbox]:
     """The share choice, given with the vote (the record is written once, at the vote)."""
     with gr.Row(elem_classes="share-row"):
-        share = gr.Checkbox(label=SHARE_LABEL, value=False, elem_id="share", scale=3, min_width=200)
+        share = gr.Checkbox(label=SHARE_LABEL, value=False, elem_id="share", scale=3, min_width=280)
         share_reason = gr.Checkbox(label=SHARE_REASON_LABEL, value=False, elem_id="share-reason", scale=1,
-                                   min_width=160)
+                                   min_width=150)
     return share, share_reason
 
 
