@@ -59,16 +59,6 @@ def battle(page, question):
     page.wait_for_function(VOTES_OPEN, timeout=60_000)
 
 
-def open_tab(page, name):
-    """A tab by name; on a phone Gradio folds the last tabs into its "More tabs" menu."""
-    tab = page.get_by_role("tab", name=name)
-    if tab.count() and tab.is_visible():
-        tab.click()
-        return
-    page.get_by_role("button", name="More tabs").click()
-    page.locator(".overflow-dropdown button", has_text=name).click()
-
-
 def press_outside_inputs(page, key):
     """A key press with the focus on the page itself, as after reading the answers."""
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
@@ -143,7 +133,7 @@ def test_vote_by_key_take_the_answer_away_share_it_and_find_it_again(browser, ar
     passages.first.locator("summary").click()
     assert cited[0]["content"][:30] in passages.first.inner_text()
     view.screenshot(path=str(ARTIFACTS / f"takeaway-{width}-shared-view.png"), full_page=True)
-    open_tab(view, "My battles")
+    view.locator("#my-battles").get_by_text("My battles").first.click()
     view.wait_for_function("() => document.querySelector('#my-battles-list')?.innerText.includes('No battles')",
                            timeout=10_000)  # nothing from other voters
 
@@ -165,7 +155,7 @@ def test_vote_by_key_take_the_answer_away_share_it_and_find_it_again(browser, ar
         other.close()
 
     # My battles: both, newest first, each opening its view (the unshared one too: it is the voter's own).
-    open_tab(page, "My battles")
+    page.locator("#my-battles").get_by_text("My battles").first.click()
     page.wait_for_function("q => document.querySelector('#my-battles-list')?.innerText.includes(q)",
                            arg=SECOND, timeout=10_000)
     rows = page.locator("#my-battles-list li")

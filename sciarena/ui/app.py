@@ -99,10 +99,9 @@ def build_app(services: Services) -> gr.Blocks:
                              terms=terms_markdown(services))
             handlers = ArenaHandlers(services.arena, view)
             wire_arena(handlers)
+            mine = battle_view.my_battles_panel()  # a folded panel under the battle (a tab would not fit at 390 px)
         with gr.Tab("Leaderboard", id="leaderboard"):
             board = leaderboard.build()
-        with gr.Tab("My battles", id="my-battles") as my_tab:
-            mine = battle_view.my_battles_tab()
         if services.settings.reviewers:  # expert annotators named in SCIARENA_REVIEWERS (signed in)
             with gr.Tab("Review", id="review"):
                 review_tab.build(services)
@@ -113,7 +112,7 @@ def build_app(services: Services) -> gr.Blocks:
                   queue=False)
         demo.load(partial(leaderboard.refresh, board), None, board.outputs, api_visibility="private")
         demo.load(partial(storage_status, services), None, storage, api_visibility="private", queue=False)
-        battle_view.wire(demo, shared_view, mine, my_tab, BattleArchive(services.votes.files),
+        battle_view.wire(demo, shared_view, mine, view.model_names, BattleArchive(services.votes.files),
                          services.settings.id_salt)
     return demo
 

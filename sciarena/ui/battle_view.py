@@ -1,4 +1,4 @@
-"""A battle's own page (``?battle=<id>``) and the "My battles" tab.
+"""A battle's own page (``?battle=<id>``) and the "My battles" panel (folded, under the battle).
 
 The link opens a read-only view above the tabs: question, both answers with their references and
 passages, the model names, the vote, each side's figures and its BibTeX/RIS — for a stored battle
@@ -72,6 +72,7 @@ class BattleView:
 
 @dataclass(frozen=True)
 class MyBattles:
+    panel: gr.Accordion
     listing: gr.Markdown
     refresh: gr.Button
 
@@ -97,12 +98,14 @@ def _side_view(letter: str) -> SideView:
     return SideView(answer=answer, references=references, stats=stats, files=files)
 
 
-def my_battles_tab() -> MyBattles:
-    gr.Markdown("The battles voted from this browser (or your signed-in account). Only you see this list; "
-                "clearing this site's data in your browser forgets it.")
-    refresh = gr.Button("Refresh", elem_id="my-battles-refresh", size="sm")
-    listing = gr.Markdown("", elem_id="my-battles-list")
-    return MyBattles(listing=listing, refresh=refresh)
+def my_battles_panel() -> MyBattles:
+    """A folded panel at the end of the Arena tab."""
+    with gr.Accordion("My battles", open=False, elem_id="my-battles") as panel:
+        gr.Markdown("The battles voted from this browser (or your signed-in account). Only you see this list; "
+                    "clearing this site's data in your browser forgets it.")
+        refresh = gr.Button("Refresh", elem_id="my-battles-refresh", size="sm")
+        listing = gr.Markdown("", elem_id="my-battles-list")
+    return MyBattles(panel=panel, listing=listing, refresh=refresh)
 
 
 def visitor_ids(salt: str, key: str | None, request: gr.Request | None, profile: gr.OAuthProfile | None) -> list[str]:
@@ -114,9 +117,10 @@ def visitor_ids(salt: str, key: str | None, request: gr.Request | None, profile:
     return [i for i in (voter_id(v, salt) for v in visitors) if i]
 
 
-def wire(demo: gr.Blocks, view: BattleView, mine: MyBattles, tab: gr.Tab, archive: BattleArchive,
+def wire(demo: gr.Blocks, view: BattleView, mine: MyBattles, revealed: gr.Markdown, archive: BattleArchive,
          salt: str) -> None:
-    """Open the battle the address names on load; fill My battles on load, on opening the tab and on Refresh."""
+    """Open the battle the address names on load; fill My battles on load, on opening it, on Refresh and
+    when a vote's reveal appears (``revealed`` changes)."""
 
     def open_battle(key: str | None, battle_id: str | None, request: gr.Request,
                     profile: gr.OAuthProfile | None) -> dict[Any, Any]:
@@ -127,7 +131,7 @@ def wire(demo: gr.Blocks, view: BattleView, mine: MyBattles, tab: gr.Tab, archiv
 
     demo.load(open_battle, [view.key, view.battle_id], view.outputs, js=URL_JS, api_visibility="private")
     listing: Callable[..., Any] = list_mine
-    for trigger in (demo.load, mine.refresh.click, tab.select):
+    for trigger in (demo.load, mine.refresh.click, mine.panel.expand, revealed.change):
         trigger(listing, [view.key], mine.listing, js=KEY_JS, api_visibility="private")
 
 
