@@ -63,7 +63,9 @@ CSS = "\n".join(
 .takeaway .side-stats, .takeaway .side-stats p { font-size: 0.9rem; color: var(--body-text-color-subdued); }
 .takeaway-files a { display: inline-block; margin: 0.15rem 0.6rem 0.15rem 0; padding: 0.3rem 0.7rem;
                     border: 1px solid var(--border-color-primary); border-radius: 6px; text-decoration: none; }
-#battle-link, #battle-link p { font-weight: 600; }
+#battle-link a { font-weight: 600; }
+.takeaway .copy-button { align-self: flex-start; width: auto; max-width: 14rem; }
+.share-row { gap: 0; }
 """
 
 # Copies its text (the hidden box's value) to the clipboard; where the Clipboard API is refused
@@ -221,20 +223,18 @@ def side_panel(letter: str) -> SidePanel:
     low = letter.lower()
     with gr.Column(visible=False, elem_id=f"takeaway-{low}", elem_classes="takeaway") as box:
         stats = gr.Markdown("", elem_id=f"stats-{low}", elem_classes="side-stats")
-        with gr.Row():
-            # The min widths put the links under the button on a phone, beside it on a wide screen.
-            copy = gr.Button("Copy as Markdown", elem_id=f"copy-{low}", size="sm", scale=0, min_width=170)
-            files = gr.HTML("", elem_id=f"files-{low}", min_width=280)
+        # Stacked, not in a row: a Gradio row squeezes its items rather than wrapping them on a phone.
+        copy = gr.Button("Copy as Markdown", elem_id=f"copy-{low}", size="sm", elem_classes="copy-button")
+        files = gr.HTML("", elem_id=f"files-{low}")
         markdown = gr.Textbox(visible=False)
     return SidePanel(box=box, stats=stats, markdown=markdown, copy=copy, files=files)
 
 
 def share_controls() -> tuple[gr.Checkbox, gr.Checkbox]:
     """The share choice, given with the vote (the record is written once, at the vote)."""
-    with gr.Row(elem_classes="share-row"):
-        share = gr.Checkbox(label=SHARE_LABEL, value=False, elem_id="share", scale=3, min_width=280)
-        share_reason = gr.Checkbox(label=SHARE_REASON_LABEL, value=False, elem_id="share-reason", scale=1,
-                                   min_width=150)
+    with gr.Column(elem_classes="share-row"):  # stacked, as above
+        share = gr.Checkbox(label=SHARE_LABEL, value=False, elem_id="share")
+        share_reason = gr.Checkbox(label=SHARE_REASON_LABEL, value=False, elem_id="share-reason")
     return share, share_reason
 
 
