@@ -119,8 +119,8 @@ def visitor_ids(salt: str, key: str | None, request: gr.Request | None, profile:
 
 def wire(demo: gr.Blocks, view: BattleView, mine: MyBattles, revealed: gr.Markdown, archive: BattleArchive,
          salt: str) -> None:
-    """Open the battle the address names on load; fill My battles on load, on opening it, on Refresh and
-    when a vote's reveal appears (``revealed`` changes)."""
+    """Open the battle the address names on load; fill My battles on opening it, on Refresh and when a
+    vote's reveal appears (``revealed`` changes) — not on every page load, where it is still folded."""
 
     def open_battle(key: str | None, battle_id: str | None, request: gr.Request,
                     profile: gr.OAuthProfile | None) -> dict[Any, Any]:
@@ -131,7 +131,7 @@ def wire(demo: gr.Blocks, view: BattleView, mine: MyBattles, revealed: gr.Markdo
 
     demo.load(open_battle, [view.key, view.battle_id], view.outputs, js=URL_JS, api_visibility="private")
     listing: Callable[..., Any] = list_mine
-    for trigger in (demo.load, mine.refresh.click, mine.panel.expand, revealed.change):
+    for trigger in (mine.refresh.click, mine.panel.expand, revealed.change):
         trigger(listing, [view.key], mine.listing, js=KEY_JS, api_visibility="private")
 
 
