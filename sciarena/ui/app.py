@@ -3,7 +3,10 @@
 Stable hooks (scripted clients and browser tests rely on them):
 element ids question, send, answer-a, answer-b, references-a, references-b, vote-a, vote-b, vote-tie,
 vote-bad, reason, consent, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
-new-battle, leaderboard-table, board-view, board-style, board-rating, board-csv; API endpoints /battle,
+new-battle, leaderboard-table, board-view, board-style, board-rating, board-csv; after the vote (ui/takeaway.py)
+share, share-reason, takeaway-a/b, stats-a/b, copy-a/b, download-bib-a/b, download-ris-a/b, battle-link; a
+battle's own view (ui/battle_view.py, ``?battle=<id>``) battle-view, battle-view-head, view-answer-a/b,
+view-references-a/b, and the my-battles panel with my-battles-list; API endpoints /battle,
 /vote and /leaderboard (the CLI's ``--format json``, registered by the Leaderboard tab); the browser's local-storage key
 ``sciarena-browser-key`` and session-storage key ``sciarena-consent``.
 """
