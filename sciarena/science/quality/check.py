@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -39,6 +40,7 @@ class VoteArrays:
     b: np.ndarray
     outcome: np.ndarray
     skipped: Mapping[str, int] = field(default_factory=dict)
+    times: np.ndarray | None = None  # epoch seconds per vote (NaN: untimed); None when unknown
 
     def __post_init__(self) -> None:
         n = self.voter.shape[0]
@@ -80,7 +82,7 @@ def arrays_from_records(records: Iterable[Mapping[str, Any]]) -> VoteArrays:
                                                       _text(rows[k].get("timestamp")), k))
     models: dict[str, int] = {}
     voters: dict[str, int] = {}
-    voter, a, b, outcome = [], [], [], []
+    voter, a, b, outcome, times = [], [], [], [], []
     skipped: Counter[str] = Counter()
     for k in order:
         row = rows[k]
@@ -98,9 +100,19 @@ def arrays_from_records(records: Iterable[Mapping[str, Any]]) -> VoteArrays:
             a.append(models.setdefault(model_a, len(models)))
             b.append(models.setdefault(model_b, len(models)))
             outcome.append(label)
+            times.append(_epoch(_text(row.get("timestamp"))))
     return VoteArrays(tuple(models), tuple(voters), np.array(voter, dtype=np.int64),
                       np.array(a, dtype=np.int64), np.array(b, dtype=np.int64),
-                      np.array(outcome, dtype=np.int64), dict(skipped))
+                      np.array(outcome, dtype=np.int64), dict(skipped), np.array(times, dtype=np.float64))
+
+
+def _epoch(stamp: str) -> float:
+    """Seconds since the epoch of an ISO time (naive = UTC); NaN when missing or unreadable."""
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return float("nan")
+    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
 
 
 def raw_pvalues(votes: VoteArrays, *, seed: int, tests: Sequence[str] = TESTS
