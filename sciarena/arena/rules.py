@@ -40,7 +40,7 @@ from sciarena.core.types import CHOICES, Battle, Choice, GenerationRequest, Vote
 from sciarena.votes.store.counts import BattleCounts
 from sciarena.votes.schema import vote_record
 from sciarena.votes.store.local import LocalVoteStore, utc_now_iso
-from sciarena.votes.voter import Visitor, check_salt, require_consent, voter_id
+from sciarena.votes.voter import Visitor, check_salt, limit_keys, require_consent, voter_id
 
 log = logging.getLogger(__name__)
 
@@ -75,10 +75,12 @@ class Ballot:
     username: str | None = None  # Hugging Face OAuth username when signed in
     session_hash: str | None = None  # the browser session's random id (never an IP address)
     browser_key: str | None = None  # a random token the browser keeps across visits (never stored raw)
+    address: str | None = None  # the client address, for the limits only (hashed; never stored)
 
     @property
     def visitor(self) -> Visitor:
-        return Visitor(username=self.username, browser_key=self.browser_key, session_hash=self.session_hash)
+        return Visitor(username=self.username, browser_key=self.browser_key, session_hash=self.session_hash,
+                       address=self.address)
 
 
 def validate_question(text: str | None, max_chars: int) -> str:
@@ -131,7 +133,7 @@ class Arena:
 
         question = validate_question(question_text, self.settings.max_question_chars)
         limiter = self._limiter
-        key = None if visitor is None else voter_id(visitor, self.settings.id_salt)
+        key = None if visitor is None else limit_keys(visitor, self.settings.id_salt)  # voter id and address
         if limiter.limits.counts_battle(self.pool.active):  # else no battle this pool can draw is counted
             limiter.check_battle(key)
         try:
@@ -177,7 +179,8 @@ class Arena:
             raise BattleExpired("This battle has expired; please start a new one.")
         require_consent(ballot.consent)
         who = voter_id(ballot.visitor, self.settings.id_salt)
-        undo = self._limiter.reserve_vote(who)  # RateLimitedVisitor over votes_per_day
+        # RateLimitedVisitor over votes_per_day, for the voter id or the address
+        undo = self._limiter.reserve_vote(limit_keys(ballot.visitor, self.settings.id_salt) or (who,))
         try:
             # After the limits (a refused vote costs no model call); the rules stand in for a model that
             # fails, times out or answers garbage, so labelling never loses a vote.

@@ -64,6 +64,10 @@ class Settings:
     votes_per_day: int = 150
     max_paid_battles: int = 8  # paid battles generating at once, over all visitors
     limit_offline: bool = False
+    # The client address also counts against the limits (hashed, never stored): how many proxies in front of
+    # the app append to X-Forwarded-For (a Space: 1); 0 = the connection's own peer address.
+    proxy_hops: int = 0
+    count_anonymous: bool = True  # SCIARENA_COUNT_ANONYMOUS=0: only signed-in votes count on the default board
     redis_url: str = field(default="", repr=False)  # limit counts in this Redis (shared by replicas); "" = in process
     seed: int | None = None  # fixed seed for pair sampling (tests, demos)
     outage: frozenset[str] = frozenset()  # model names kept out of battles for now (SCIARENA_OUTAGE, comma-separated)
@@ -113,6 +117,8 @@ class Settings:
             votes_per_day=_limit(env, "SCIARENA_VOTES_PER_DAY", cls.votes_per_day),
             max_paid_battles=_limit(env, "SCIARENA_MAX_PAID_BATTLES", cls.max_paid_battles),
             limit_offline=_flag(env, "SCIARENA_LIMIT_OFFLINE", False),
+            proxy_hops=_limit(env, "SCIARENA_PROXY_HOPS", 1 if env.get("SPACE_ID") else 0),
+            count_anonymous=_flag(env, "SCIARENA_COUNT_ANONYMOUS", True),
             redis_url=env.get("SCIARENA_REDIS_URL", "").strip(),
             seed=int(seed) if seed else None,
             outage=frozenset(n.strip() for n in env.get("SCIARENA_OUTAGE", "").split(",") if n.strip()),

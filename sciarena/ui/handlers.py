@@ -23,7 +23,7 @@ from sciarena.arena.rules import Arena, ArenaSession, Ballot
 from sciarena.core.errors import ProviderTimeout, SciArenaError
 from sciarena.core.types import SideResult
 from sciarena.ui import render
-from sciarena.votes.voter import Visitor
+from sciarena.votes.voter import Visitor, client_address
 
 Updates = dict[Any, Any]  # component → new value or gr.update(...)
 
@@ -95,6 +95,7 @@ class ArenaHandlers:
 
     def __init__(self, arena: Arena, view: ArenaView) -> None:
         self.arena = arena
+        self._hops = arena.settings.proxy_hops  # proxies whose X-Forwarded-For entries are trusted
         self.view = view
 
     def clear(self, turn: int | None) -> Updates:
@@ -119,7 +120,7 @@ class ArenaHandlers:
         """The public /battle endpoint: retrieve once, then stream both anonymous answers side by side;
         a refused question raises gr.Error."""
         try:
-            progress = self.arena.start_battle(question, visitor=visitor(request, profile))
+            progress = self.arena.start_battle(question, visitor=visitor(request, profile, hops=self._hops))
         except SciArenaError as err:
             raise gr.Error(str(err), print_exception=False) from None
         yield from self._stream(progress, turn)
@@ -128,7 +129,7 @@ class ArenaHandlers:
                        request: gr.Request, profile: gr.OAuthProfile | None) -> Iterator[Updates]:
         """Send in the page: the same battle; a refusal is written under the question instead."""
         try:
-            progress = self.arena.start_battle(question, visitor=visitor(request, profile, browser_key))
+            progress = self.arena.start_battle(question, visitor=visitor(request, profile, browser_key, self._hops))
         except SciArenaError as err:
             yield {self.view.question_error: message_markdown(str(err))}
             return
@@ -194,9 +195,9 @@ class ArenaHandlers:
 
     def _vote(self, choice: str, reason: str | None, consent: bool | None, session: ArenaSession | None,
               request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None) -> Updates:
-        who = visitor(request, profile, browser_key)
+        who = visitor(request, profile, browser_key, self._hops)
         ballot = Ballot(choice=choice, reason=reason, consent=consent, username=who.username,
-                        session_hash=who.session_hash, browser_key=who.browser_key)
+                        session_hash=who.session_hash, browser_key=who.browser_key, address=who.address)
         voted = self.arena.vote(session, ballot)
         assert voted.vote is not None and voted.battle is not None
         return {self.view.model_names: render.reveal_markdown(voted.battle, voted.vote.choice),
@@ -223,10 +224,16 @@ class ArenaHandlers:
         return {component: updates[component] for component in self.view.vote_outputs}
 
 
-def visitor(request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None = None) -> Visitor:
-    """Who is acting, as far as the page knows: the signed-in username, the browser's key, the session."""
+def visitor(request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None = None,
+            hops: int = 0) -> Visitor:
+    """Who is acting, as far as the page knows: the signed-in username, the browser's key, the session,
+    and the client address behind ``hops`` trusted proxies (only ever hashed, for the limits)."""
+    headers = getattr(request, "headers", None)
+    forwarded = headers.get("x-forwarded-for") if headers is not None else None
+    peer = getattr(getattr(request, "client", None), "host", None)
     return Visitor(username=getattr(profile, "username", None) or None, browser_key=(browser_key or "").strip() or None,
-                   session_hash=getattr(request, "session_hash", None) or None)
+                   session_hash=getattr(request, "session_hash", None) or None,
+                   address=client_address(forwarded, peer, hops))
 
 
 def message_markdown(message: str) -> str:
