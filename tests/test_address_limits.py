@@ -5,15 +5,15 @@ keeps its key — in both stores, and through the real app on loopback with grad
 from __future__ import annotations
 
 import pytest
-from gradio_client import Client
-
 from arena_server import running_arena
+from gradio_client import Client
+from test_limits import limiter, redis_url  # noqa: F401  (fixtures: both stores, a real redis-server)
+
 from sciarena.arena.rules import ArenaSession, Ballot
 from sciarena.core.errors import RateLimitedVisitor
 from sciarena.core.settings import Settings
 from sciarena.core.types import ModelSpec
 from sciarena.votes.voter import Visitor, address_key, client_address, limit_keys
-from test_limits import limiter, redis_url  # noqa: F401  (fixtures: both stores, a real redis-server)
 
 PAID = (ModelSpec("A", "x", "a"), ModelSpec("B", "x", "b"))
 QUESTION = "How do transformers use attention to model long-range dependencies?"

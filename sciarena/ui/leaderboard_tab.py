@@ -113,6 +113,10 @@ class LeaderboardTab:
         gr.api(self.api, api_name="leaderboard")
         return view
 
+    def _load(self, files: Any, texts: bool = False) -> Any:
+        """The votes that count (vouched; only signed-in ones when SCIARENA_COUNT_ANONYMOUS=0)."""
+        return load_votes(files, strict=False, texts=texts, count_anonymous=self.services.settings.count_anonymous)
+
     # ---- what the page shows -----------------------------------------------------------------
     def refresh(self, view: BoardView, view_key: str = OVERALL, style: bool = False,
                 rating: str = "bootstrap-mean", all_columns: bool = False) -> dict[Any, Any]:
@@ -122,7 +126,7 @@ class LeaderboardTab:
             return view.empty("No votes yet. Votes appear here as soon as battles are voted on.")
         fp = fingerprint(files)
         try:
-            table = self.memo.get(fp, ("table", False), lambda: load_votes(files, strict=False))
+            table = self.memo.get(fp, ("table", False), lambda: self._load(files))
             choices = view_choices(table)
             if view_key not in {key for _, key in choices}:
                 view_key = OVERALL
@@ -165,7 +169,7 @@ class LeaderboardTab:
     def _ranked(self, fp: Any, files: Any) -> list[str]:
         """The overall board's models with at least DEFAULT_MIN_BATTLES battles, best rating first
         (what the stats CLI ranks by), from the memo: the top models the failure cases name."""
-        table = self.memo.get(fp, ("table", False), lambda: load_votes(files, strict=False))
+        table = self.memo.get(fp, ("table", False), lambda: self._load(files))
         shown = self.memo.get(fp, ("shown", OVERALL, False, "bootstrap-mean"),
                               lambda: self._shown(table, OVERALL, False, "bootstrap-mean"))
         rows = [r for r in shown.rows if r["battles"] >= DEFAULT_MIN_BATTLES]
@@ -191,7 +195,7 @@ class LeaderboardTab:
         try:
             def compute() -> dict[str, Any]:
                 table = self.memo.get(fp, ("table", bool(features)),
-                                      lambda: load_votes(files, strict=False, texts=bool(features)))
+                                      lambda: self._load(files, texts=bool(features)))
                 if as_of.strip():
                     table = history.as_of(table, history.parse_cutoff(as_of)).table
                 board = compute_leaderboard(table, bootstrap=int(bootstrap), seed=int(seed),

@@ -11,8 +11,19 @@ import math
 import threading
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from sciarena.arena.limits.rules import (BATTLE, BUSY_MESSAGE, DAY, HOUR, VOTE, Keys, Lease, Limits, is_paid, key_list,
-                                         refusal)
+from sciarena.arena.limits.rules import (
+    BATTLE,
+    BUSY_MESSAGE,
+    DAY,
+    HOUR,
+    VOTE,
+    Keys,
+    Lease,
+    Limits,
+    is_paid,
+    key_list,
+    refusal,
+)
 from sciarena.core.errors import ArenaBusy
 
 if TYPE_CHECKING:

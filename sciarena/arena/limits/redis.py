@@ -1,7 +1,8 @@
 """The abuse limits of ``rules.py`` kept in Redis, so that every replica of the app counts together.
 
 Same rules, same messages, same methods as :class:`memory.Limiter`; only the store
-differs. Per ``(kind, key)`` (voter id or address, all of a visitor's checked in one script) one sorted set of events scored by time (members unique), trimmed
+differs. Per ``(kind, key)`` (a voter id or an address; all of a visitor's keys are checked in one
+script) one sorted set of events scored by time (members unique), trimmed
 to the longest window and expiring with it; the paid battles running are one sorted set of lease
 ids scored by expiry. Each check-and-count is one Lua script, so two replicas can never both take
 the last allowed battle. Times come from the caller's clock (injectable in tests); replicas' clocks
