@@ -190,7 +190,8 @@ def test_arena_labeller_records_who_labelled_and_falls_back_to_the_rules() -> No
 
     question = "What are the main challenges of using deep learning for medical image diagnosis?"
     assert ArenaLabeller().label(question) == QuestionLabels(
-        "Challenges & Limitations", "offline:rules:category", "Healthcare", "offline:rules:discipline")
+        "Challenges & Limitations", "offline:rules:category", "Healthcare", "offline:classifier:discipline",
+        "labeller", "Healthcare")
 
     def timing_out(messages: list[dict[str, str]]) -> str:
         raise ProviderTimeout("no answer in 20 s")
@@ -199,6 +200,6 @@ def test_arena_labeller_records_who_labelled_and_falls_back_to_the_rules() -> No
                           discipline=LLMLabeller(DISCIPLINE, timing_out, "Model X"))
     labels = model.label(question)
     assert (labels.question_type, labels.question_type_labeller) == ("Others", "Model X")
-    assert (labels.subject, labels.subject_labeller) == ("Healthcare", "offline:rules:discipline")
+    assert (labels.subject, labels.subject_labeller) == ("Healthcare", "offline:classifier:discipline")
     garbage = ArenaLabeller(category=LLMLabeller(CATEGORY, lambda m: "a challenges question", "Model X"))
     assert garbage.label(question).question_type_labeller == "offline:rules:category"

@@ -53,6 +53,7 @@ class ArenaSession:
 
     battle: Battle | None = None
     vote: Vote | None = None
+    suggested_subject: str = ""  # the field the vote bar proposed for this battle ("" = none shown)
     turn: int = 0  # which Send / New battle of this visitor the battle belongs to (see ui/handlers.py)
 
     @property
@@ -75,6 +76,7 @@ class Ballot:
     username: str | None = None  # Hugging Face OAuth username when signed in
     session_hash: str | None = None  # the browser session's random id (never an IP address)
     browser_key: str | None = None  # a random token the browser keeps across visits (never stored raw)
+    subject: str | None = None  # the field the vote bar shows when voting (labels.ASKER_FIELDS); None = not shown
 
     @property
     def visitor(self) -> Visitor:
@@ -159,6 +161,12 @@ class Arena:
         assert self.limiter is not None  # set by __post_init__
         return self.limiter
 
+    def suggest_subject(self, session: ArenaSession) -> ArenaSession:
+        """The session with the field the vote bar proposes for its finished battle (the offline labeller's)."""
+        if session.battle is None or not session.battle.finished or session.suggested_subject:
+            return session
+        return replace(session, suggested_subject=self.labeller.suggest_subject(session.battle.question))
+
     def vote(self, session: ArenaSession | None, ballot: Ballot) -> ArenaSession:
         """Store one consented vote on the session's finished battle; the session now carries the vote.
 
@@ -181,7 +189,8 @@ class Arena:
         try:
             # After the limits (a refused vote costs no model call); the rules stand in for a model that
             # fails, times out or answers garbage, so labelling never loses a vote.
-            labels = self.labeller.label(battle.question, battle.retrieval)
+            labels = self.labeller.label(battle.question, battle.retrieval).with_asker_subject(
+                ballot.subject, session.suggested_subject)
             battle = replace(battle, question_type=labels.question_type, subject=labels.subject)
             vote = Vote(battle=battle, choice=choice, reason=(ballot.reason or "").strip()[:MAX_REASON_CHARS],
                         voter_id=who, consent=True, timestamp=utc_now_iso())

@@ -2,7 +2,7 @@
 
 Stable hooks (scripted clients and browser tests rely on them):
 element ids question, send, answer-a, answer-b, references-a, references-b, vote-a, vote-b, vote-tie,
-vote-bad, reason, consent, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
+vote-bad, vote-field, reason, consent, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
 new-battle, leaderboard-table, board-view, board-style, board-rating, board-csv; API endpoints /battle,
 /vote and /leaderboard (the CLI's ``--format json``, registered by the Leaderboard tab); the browser's local-storage key
 ``sciarena-browser-key`` and session-storage key ``sciarena-consent``.
@@ -14,6 +14,7 @@ from functools import partial
 
 import gradio as gr
 
+from sciarena.arena.labels.at_vote import ASKER_FIELDS
 from sciarena.arena.rules import ArenaSession
 from sciarena.wiring import Services
 from sciarena.ui import render, review_tab
@@ -49,10 +50,14 @@ CSS = """
 #vote-bar .vote-buttons { flex-wrap: wrap; gap: 0.4rem; }
 #vote-bar .vote-buttons button { flex: 1 1 8rem; min-width: 0 !important; }
 @media (max-width: 640px) { #vote-bar .vote-buttons button { flex-basis: 40%; padding: 0.4rem; } }
+/* The field choice is a small line, not a second form: compact pills that wrap on a phone. */
+#vote-field { padding: 0.2rem 0.4rem; }
+#vote-field .wrap { gap: 0.25rem 0.4rem; }
+#vote-field label { padding: 0.15rem 0.5rem; font-size: 0.85rem; }
 /* Once the names are revealed the consent box and the (closed) buttons have done their work; on a phone
    they would keep a long reveal (a pipeline's summary) covering most of the screen, so they step aside
    until the next battle blanks the reveal. */
-@media (max-width: 640px) { #vote-bar:has(#model-names li) :is(.consent-row, .vote-buttons) { display: none; } }
+@media (max-width: 640px) { #vote-bar:has(#model-names li) :is(.consent-row, .vote-buttons, #vote-field) { display: none; } }
 """
 
 # Runs once per page load, in the browser (demo.load(js=...)): the lasting voter key — 128 random bits
@@ -163,6 +168,11 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") ->
                 consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3, min_width=200)
                 with gr.Column(scale=1, min_width=130), gr.Accordion("Read the terms", open=False, elem_id="terms"):
                     gr.Markdown(terms or "See the About tab.")
+            # The labeller's guess at the question's field, filled when both answers are complete; the per-
+            # discipline boards use the asker's choice when they change it (schema: subject_source "asker").
+            subject_field = gr.Radio(choices=list(ASKER_FIELDS), value=None, interactive=False,
+                                     label="Field of your question (change it if it is wrong)",
+                                     elem_id="vote-field", elem_classes="field-choice")
             with gr.Row(elem_classes="vote-buttons"):
                 buttons = tuple(gr.Button(label, elem_id=eid, interactive=False, min_width=0)
                                 for eid, label, _ in VOTE_BUTTONS)
@@ -174,7 +184,7 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") ->
                      answer_b=answer_b, refs_a=refs_a, refs_b=refs_b, consent=consent, vote_buttons=buttons,
                      reason=reason, model_names=model_names, choice=choice, api_question=api_question,
                      question_error=question_error, vote_error=vote_error, browser_key=browser_key,
-                     session=session, turn=turn)
+                     session=session, turn=turn, subject_field=subject_field)
 
 
 def wire_arena(handlers: ArenaHandlers) -> None:
@@ -198,7 +208,7 @@ def wire_arena(handlers: ArenaHandlers) -> None:
     for button, (_, _, value) in zip(v.vote_buttons, VOTE_BUTTONS):
         # The reveal and the closed controls arrive in one update: no moment where the
         # names are shown and voting still looks open.
-        button.click(handlers.vote_button(value), [v.reason, v.consent, v.session, v.browser_key],
+        button.click(handlers.vote_button(value), [v.reason, v.consent, v.session, v.browser_key, v.subject_field],
                      v.page_vote_outputs, api_visibility="private")
     v.consent.input(None, [v.consent], None, js=REMEMBER_CONSENT_JS, api_visibility="private", queue=False)
     v.choice.submit(handlers.vote_api, [v.choice, v.reason, v.consent, v.session], v.vote_outputs, api_name="vote")

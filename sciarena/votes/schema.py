@@ -19,7 +19,9 @@ from sciarena.core.types import Reference, Retrieval, SideResult, Vote
 if TYPE_CHECKING:
     from sciarena.arena.labels.at_vote import QuestionLabels
 
-SCHEMA_VERSION = 3  # 2 added question_type_labeller and subject_labeller; 3 added pipeline_a/b
+# 2 added question_type_labeller and subject_labeller; 3 added pipeline_a/b; 4 added subject_source and
+# subject_labelled (the asker may change the field the labeller proposed)
+SCHEMA_VERSION = 4
 
 # --- the vote vocabulary -----------------------------------------------------------------------------
 OUTCOME_A, OUTCOME_B, OUTCOME_TIE, OUTCOME_BAD = 0, 1, 2, 3
@@ -94,7 +96,11 @@ OWN_FIELDS: tuple[str, ...] = (
     "redacted_a",
     "redacted_b",
     "question_type_labeller",  # who gave question_type: "offline:rules:category" or a catalogue model's name
-    "subject_labeller",  # who gave subject, likewise ("offline:rules:discipline" for the rules)
+    "subject_labeller",  # who gave subject_labelled ("offline:classifier:discipline" offline, or a model's name)
+    # who decided subject: "asker" (changed the field the vote bar proposed), "labeller" (the offline one) or
+    # "model" (a catalogue model); null in records written before schema 4
+    "subject_source",
+    "subject_labelled",  # the labeller's field (equal to subject unless the asker changed it)
     # JSON text of a multi-step contestant's report (types.PipelineReport: steps, calls, extra passages,
     # verification counts); null for a plain model. Text, so the column's type never varies.
     "pipeline_a",
@@ -192,6 +198,8 @@ def vote_record(vote: Vote, labels: "QuestionLabels | None" = None) -> dict[str,
         "redacted_b": b.answer.redacted,
         "question_type_labeller": labels.question_type_labeller if labels else None,
         "subject_labeller": labels.subject_labeller if labels else None,
+        "subject_source": labels.subject_source if labels and labels.subject else None,
+        "subject_labelled": (labels.subject_labelled or None) if labels else None,
         "pipeline_a": pipeline_json(a),
         "pipeline_b": pipeline_json(b),
         "app_version": __version__,

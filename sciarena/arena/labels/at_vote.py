@@ -4,17 +4,23 @@ The arena may be configured with a model for either task; the offline rules stan
 none is configured, when the model's reply names no label, or when its call fails, so a
 labelling problem never blocks a battle or a vote. Each label is recorded with the name
 of the labeller that actually produced it.
+
+The discipline has a third source, the asker: when a battle's answers are complete the vote bar
+shows ``suggest_subject`` (the offline classifier: free, so every finished battle can show one) as a
+choice, and a changed choice is the vote's ``subject`` with ``subject_source`` "asker"
+(``with_asker_subject``); the labeller's own field stays in ``subject_labelled``.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from sciarena.arena.labels import rules as classify
+from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
 from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Labeller, LLMLabeller
-from sciarena.core.types import Retrieval
+from sciarena.core.types import DISCIPLINES, Retrieval
 
 if TYPE_CHECKING:
     from sciarena.providers.registry import Models
@@ -25,30 +31,59 @@ log = logging.getLogger(__name__)
 # at most 2 × this, retries included), after which the rules answer.
 LABEL_TIMEOUT_S = 5.0
 
+OTHER_FIELD = "Other"  # the asker's fifth choice: a question outside the four disciplines
+ASKER_FIELDS: tuple[str, ...] = DISCIPLINES + (OTHER_FIELD,)
+# subject_source values: who decided the recorded subject.
+SOURCE_ASKER, SOURCE_LABELLER, SOURCE_MODEL = "asker", "labeller", "model"
+SUBJECT_SOURCES = (SOURCE_ASKER, SOURCE_LABELLER, SOURCE_MODEL)
+
 
 @dataclass(frozen=True)
 class QuestionLabels:
     question_type: str
     question_type_labeller: str
-    subject: str  # "" when no rule found a discipline
-    subject_labeller: str
+    subject: str  # the recorded field: the asker's when they changed it, else the labeller's ("" = none)
+    subject_labeller: str  # who gave subject_labelled
+    subject_source: str = SOURCE_LABELLER  # one of SUBJECT_SOURCES: who decided ``subject``
+    subject_labelled: str = ""  # the labeller's field, kept when the asker chose another ("" = subject)
+
+    def __post_init__(self) -> None:
+        if not self.subject_labelled:
+            object.__setattr__(self, "subject_labelled", self.subject)
+
+    def with_asker_subject(self, chosen: str | None, shown: str | None) -> "QuestionLabels":
+        """These labels with the asker's field when they changed the one shown (``chosen`` != ``shown``);
+        an empty or unknown choice, or the shown field left as it was, keeps the labeller's."""
+        chosen = (chosen or "").strip()
+        if chosen not in ASKER_FIELDS or chosen == (shown or "").strip():
+            return self
+        return replace(self, subject=chosen, subject_source=SOURCE_ASKER)
 
 
 @dataclass(frozen=True)
 class ArenaLabeller:
-    """The configured labellers (None = the offline rules) with the rules as fallback."""
+    """The configured labellers (None = offline) with the offline ones as fallback: the keyword rules
+    for the category, the text classifier (discipline_text.py) for the discipline."""
 
     category: Labeller | None = None
     discipline: Labeller | None = None
+    offline_discipline: TextDisciplineLabeller = field(default_factory=TextDisciplineLabeller)
+
+    def suggest_subject(self, question: str) -> str:
+        """The field the vote bar shows before the vote: the offline classifier's (no paid call)."""
+        return self.offline_discipline.label(question).value
 
     def label(self, question: str, retrieval: Retrieval | None = None) -> QuestionLabels:
+        """``retrieval`` is no longer needed (the classifier reads the question); kept for callers."""
         question_type, by = self._ask(self.category, question)
         if not question_type:
             question_type, by = classify.classify_question(question), f"{OFFLINE_NAME}:{CATEGORY.name}"
         subject, subject_by = self._ask(self.discipline, question)
+        source = SOURCE_MODEL
         if not subject:
-            subject, subject_by = classify.label_subject(question, retrieval), f"{OFFLINE_NAME}:{DISCIPLINE.name}"
-        return QuestionLabels(question_type, by, subject, subject_by)
+            offline = self.offline_discipline.label(question)
+            subject, subject_by, source = offline.value, offline.labeller, SOURCE_LABELLER
+        return QuestionLabels(question_type, by, subject, subject_by, source)
 
     @staticmethod
     def _ask(labeller: Labeller | None, question: str) -> tuple[str, str]:
@@ -57,10 +92,10 @@ class ArenaLabeller:
         try:
             label = labeller.label(question)
         except Exception as err:  # a provider error, or a bug: either way the vote must still be stored
-            log.warning("labeller %s failed (%s); using the offline rules", labeller.name, type(err).__name__)
+            log.warning("labeller %s failed (%s); using the offline labeller", labeller.name, type(err).__name__)
             return "", ""
         if not label.valid:
-            log.warning("labeller %s gave no %s label; using the offline rules", labeller.name, labeller.task.name)
+            log.warning("labeller %s gave no %s label; using the offline labeller", labeller.name, labeller.task.name)
             return "", ""
         return label.value, label.labeller
 
