@@ -20,6 +20,7 @@ from sciarena.science.stats.stats import (
     Tally, compute_stats, failure_records, to_json,
 )
 from sciarena.core.errors import SciArenaError
+from sciarena.science.stats.fields import field_provenance
 
 DESCRIPTION = ("Vote outcomes, question categories, disciplines, per-model citation counts and answer "
                "lengths, votes per day, and the paper's failure cases (both-bad votes; a top model "
@@ -174,6 +175,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         return 2
     try:
         print(to_json(stats) if args.format == "json" else format_table(stats), file=out)
+        if args.format != "json":  # how the per-discipline fields were decided (science/stats/fields.py)
+            print("\n".join(field_provenance(records).lines()), file=out)
         for line in written:
             print(line, file=err)
         out.flush()
