@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
 from arena_server import running_arena
 from browser_support import ARTIFACTS, chromium
+
 from sciarena.board import load_votes
 from sciarena.board.board import view_choices
 from sciarena.science.labelling.gold import load_labelled_questions

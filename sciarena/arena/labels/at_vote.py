@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING
 
 from sciarena.arena.labels import rules as classify
 from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
-from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Labeller, LLMLabeller
+from sciarena.arena.labels.labellers import (
+    CATEGORY,
+    DISCIPLINE,
+    OFFLINE_NAME,
+    Labeller,
+    LLMLabeller,
+)
 from sciarena.core.types import DISCIPLINES, Retrieval
 
 if TYPE_CHECKING:
@@ -51,7 +57,7 @@ class QuestionLabels:
         if not self.subject_labelled:
             object.__setattr__(self, "subject_labelled", self.subject)
 
-    def with_asker_subject(self, chosen: str | None, shown: str | None) -> "QuestionLabels":
+    def with_asker_subject(self, chosen: str | None, shown: str | None) -> QuestionLabels:
         """These labels with the asker's field when they changed the one shown (``chosen`` != ``shown``);
         an empty or unknown choice, or the shown field left as it was, keeps the labeller's."""
         chosen = (chosen or "").strip()
@@ -100,7 +106,7 @@ class ArenaLabeller:
         return label.value, label.labeller
 
 
-def open_arena_labeller(name: str, models: "Models", timeout_s: float = LABEL_TIMEOUT_S) -> ArenaLabeller:
+def open_arena_labeller(name: str, models: Models, timeout_s: float = LABEL_TIMEOUT_S) -> ArenaLabeller:
     """The arena's labeller for SCIARENA_LABEL_MODEL: "" or OFFLINE_NAME → the rules; a catalogue
     model's name → that model for both tasks, each call bounded by ``timeout_s``.
 
