@@ -12,9 +12,14 @@ import logging
 import random
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from sciarena.arena.rules import Arena
+from sciarena.arena.sampler_feed import SamplerFeed
+from sciarena.arena.sampling import SamplerState
+from sciarena.board import compute_leaderboard, load_votes
+from sciarena.board.sampler_state import sampler_state
+from sciarena.core.errors import LeaderboardInputError
 from sciarena.core.settings import Settings
 from sciarena.votes.read.warmer import CacheWarmer
 from sciarena.providers.registry import Pool
@@ -38,6 +43,7 @@ class Services:
     warmer: CacheWarmer  # keeps each shard's columnar copy current (local and Hub); started by app.py
     hub_sync: HubSync | None = None  # pushes local shards to the votes dataset; started by app.py
     review_sync: HubSync | None = None  # pushes <data_dir>/reviews to the dataset's reviews/ (Review tab on)
+    sampler_feed: SamplerFeed | None = None  # the board state the pair sampler reads (None: it reads none)
     started_in_s: float = 0.0
 
     @property
@@ -76,6 +82,21 @@ def open_editor(settings: Settings, models: "Models") -> "LLMPostprocessor | Non
     return LLMPostprocessor(provider, spec)
 
 
+def board_state(votes: VoteSource, clock: Callable[[], float] = time.time) -> SamplerState | None:
+    """The sampler's state from the votes that count: the plain board's point ratings (the sampler's
+    uncertainty comes from the Fisher information at them, so no bootstrap is needed), pair counts."""
+    files = votes.files(refresh=False)  # never waits on the Hub
+    if not files:
+        return None
+    try:
+        table = load_votes(files, strict=False)
+        board = compute_leaderboard(table, bootstrap=0, by=(), rating="point")
+    except LeaderboardInputError as err:
+        log.info("no board for the sampler yet: %s", err)
+        return None
+    return sampler_state(table, board, clock())
+
+
 def build_services(settings: Settings) -> Services:
     """Everything the app needs, built once."""
     from sciarena.arena.labels.at_vote import open_arena_labeller
@@ -106,6 +127,10 @@ def build_services(settings: Settings) -> Services:
     hub_sync = open_hub_sync(settings, votes_folder)
     store = LocalVoteStore(settings.data_dir, external_lock=hub_sync.lock if hub_sync else None)
     votes = open_vote_source(settings, votes_folder)
+    counts = BattleCounts(votes.files)
+    # The adaptive sampler reads the board; the others need no state, so they get no feed (and no fits).
+    feed = SamplerFeed(lambda: board_state(votes), lambda: sum(counts.snapshot().values())) \
+        if settings.sampler == "adaptive" else None
     arena = Arena(
         settings=settings,
         retriever=retriever,
@@ -113,9 +138,10 @@ def build_services(settings: Settings) -> Services:
         runner=BattleRunner(providers, timeout_s=settings.generation_timeout_s,
                             editor=open_editor(settings, models)),
         store=store,
-        counts=BattleCounts(votes.files),
+        counts=counts,
         rng=random.Random(settings.seed),
         labeller=open_arena_labeller(settings.label_model, models),
+        sampler_state=feed.current if feed is not None else (lambda: None),
     )
     return Services(
         arena=arena,
@@ -123,5 +149,6 @@ def build_services(settings: Settings) -> Services:
         warmer=CacheWarmer(lambda: votes.files(refresh=False)),  # upkeep never waits on the Hub
         hub_sync=hub_sync,
         review_sync=open_review_sync(settings) if settings.reviewers else None,
+        sampler_feed=feed,
         started_in_s=time.perf_counter() - start,
     )
