@@ -10,6 +10,7 @@ new-battle, leaderboard-table, board-view, board-style, board-rating, board-csv;
 
 from __future__ import annotations
 
+import time
 from functools import partial
 
 import gradio as gr
@@ -25,6 +26,7 @@ from sciarena.ui.about import (
 )
 from sciarena.ui.handlers import ArenaHandlers, ArenaView
 from sciarena.ui.leaderboard_tab import LeaderboardTab
+from sciarena.ui.sampling_info import sampling_markdown
 from sciarena.votes.voter import CONSENT_LABEL
 
 CSS = """
@@ -105,10 +107,12 @@ def build_app(services: Services) -> gr.Blocks:
         with gr.Tab("About", id="about"):
             storage = gr.Markdown(elem_id="storage-status")
             gr.Markdown(about_markdown(services), elem_id="about-text")
+            sampling = gr.Markdown(elem_id="sampling-shares")  # current shares and weights: filled on load
         demo.load(None, None, [view.browser_key, view.consent], js=BROWSER_JS, api_visibility="private",
                   queue=False)
         demo.load(partial(leaderboard.refresh, board), None, board.outputs, api_visibility="private")
         demo.load(partial(storage_status, services), None, storage, api_visibility="private", queue=False)
+        demo.load(lambda: sampling_markdown(services, time.time()), None, sampling, api_visibility="private")
     return demo
 
 

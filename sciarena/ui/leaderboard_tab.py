@@ -43,6 +43,7 @@ from sciarena.wiring import Services
 from sciarena.votes.read.columns import read_columns
 from sciarena.ui import board_data, board_html
 from sciarena.ui.board_memo import BoardMemo, fingerprint
+from sciarena.ui.sampling_info import sampling_report
 from sciarena.ui.board_parts import (
     RATING_CHOICES,
     BoardView,
@@ -91,13 +92,15 @@ class LeaderboardTab:
         from gradio.context import Context
 
         tab = tab or (Context.block if isinstance(Context.block, gr.Tab) else None)
-        view = build_layout(METHOD, pipelines=bool(self._pipeline_pairs()))
-        controls = [view.view_select, view.style, view.rating, view.all_columns]
+        view = build_layout(METHOD, pipelines=bool(self._pipeline_pairs()),
+                            deprecated=bool(self.services.pool.deprecated))
+        controls = [view.view_select, view.style, view.rating, view.all_columns, view.show_deprecated]
         show = partial(self.refresh, view)
         for control in (view.view_select, view.style, view.rating):
             control.change(show, controls, view.outputs, api_visibility="private", show_progress="minimal")
-        view.all_columns.change(partial(self.table_only, view), controls, [view.table], api_visibility="private",
-                                show_progress="hidden")
+        for control in (view.all_columns, view.show_deprecated):
+            control.change(partial(self.table_only, view), controls, [view.table], api_visibility="private",
+                           show_progress="hidden")
         # The Data section is computed when opened (never on the board's first load); once open,
         # Refresh and reopening the tab bring it up to date too (a memo lookup when no vote came).
         data_open = gr.State(False)
@@ -115,7 +118,8 @@ class LeaderboardTab:
 
     # ---- what the page shows -----------------------------------------------------------------
     def refresh(self, view: BoardView, view_key: str = OVERALL, style: bool = False,
-                rating: str = "bootstrap-mean", all_columns: bool = False) -> dict[Any, Any]:
+                rating: str = "bootstrap-mean", all_columns: bool = False,
+                show_deprecated: bool = False) -> dict[Any, Any]:
         """Every output of the tab for the current votes and the chosen view (dict keyed by component)."""
         files = self.services.votes.files()
         if not files:
@@ -134,12 +138,18 @@ class LeaderboardTab:
             self._warm(fp, table, view_key, rating)
         return {
             view.summary: shown.summary, view.view_select: gr.update(choices=choices, value=view_key),
-            view.table: board_html.render_table(shown.rows, all_columns=bool(all_columns)),
+            view.table: board_html.render_table(self._listed(shown.rows, bool(show_deprecated)),
+                                                all_columns=bool(all_columns)),
             view.style_info: shown.style_info, view.ratings_plot: shown.charts["ratings"],
             view.win_plot: shown.charts["win"], view.battles_plot: shown.charts["battles"],
             view.elo_info: shown.elo_info, view.history_plot: shown.charts["history"],
             view.csv: shown.csv_path, view.json: shown.json_path, view.pipelines_info: shown.pipelines_info,
         }
+
+    def _listed(self, rows: list[dict[str, Any]], show_deprecated: bool) -> list[dict[str, Any]]:
+        """The board's rows without the deprecated models unless asked (they stay in the fit either way)."""
+        deprecated = self.services.pool.deprecated
+        return rows if show_deprecated or not deprecated else [r for r in rows if r["model"] not in deprecated]
 
     def data(self) -> str:
         """The Data section's HTML for the current votes: computed once per change of the votes."""
@@ -172,15 +182,29 @@ class LeaderboardTab:
         return [r["model"] for r in sorted(rows, key=lambda r: -r["rating"])]
 
     def table_only(self, view: BoardView, view_key: str, style: bool, rating: str,
-                   all_columns: bool) -> dict[Any, Any]:
-        updates = self.refresh(view, view_key, style, rating, all_columns)
+                   all_columns: bool, show_deprecated: bool = False) -> dict[Any, Any]:
+        updates = self.refresh(view, view_key, style, rating, all_columns, show_deprecated)
         return {view.table: updates[view.table]}
 
     def api(self, min_battles: int = 100, method: str = "bt", style: str = "", rating: str = "bootstrap-mean",
-            as_of: str = "", by: str = "subject", bootstrap: int = 100, seed: int = 0) -> dict[str, Any]:
-        """The leaderboard as the CLI's ``--format json`` prints it for the same options.
+            as_of: str = "", by: str = "subject", bootstrap: int = 100, seed: int = 0,
+            show_deprecated: bool = False) -> dict[str, Any]:
+        """The leaderboard as the CLI's ``--format json`` prints it for the same options, plus how
+        battles are shared out (``"sampling"``, ui/sampling_info.py).
 
-        ``style``: comma-separated features; ``by``: comma-separated breakdowns or "none"."""
+        ``style``: comma-separated features; ``by``: comma-separated breakdowns or "none". Deprecated
+        catalogue models stay in the fit; their rows are left out unless ``show_deprecated``."""
+        board = self._api_board(min_battles, method, style, rating, as_of, by, bootstrap, seed)
+        deprecated = self.services.pool.deprecated
+        out = dict(board)
+        if not show_deprecated:
+            out["models"] = [m for m in board["models"] if m["model"] not in deprecated]
+        out["deprecated_models"] = sorted(deprecated)
+        out["sampling"] = sampling_report(self.services, self._clock())
+        return out
+
+    def _api_board(self, min_battles: int, method: str, style: str, rating: str, as_of: str, by: str,
+                   bootstrap: int, seed: int) -> dict[str, Any]:
         files = self.services.votes.files()
         if not files:
             raise gr.Error("No votes yet.")
