@@ -71,7 +71,7 @@ def open_arena_labeller(name: str, models: "Models", timeout_s: float = LABEL_TI
 
     spec, provider = models.pick(name, "SCIARENA_LABEL_MODEL")
     if spec.offline:
-        from sciarena.providers.catalogue import CatalogueError
+        from sciarena.core.errors import CatalogueError
 
         raise CatalogueError(f"SCIARENA_LABEL_MODEL: {spec.name!r} is an offline answer generator, not a "
                              f"labeller; leave it empty (or {OFFLINE_NAME}) for the keyword rules.")
