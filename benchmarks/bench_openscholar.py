@@ -41,14 +41,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from forgetful_model import CountingServer, ForgetfulModel, Plan, key  # noqa: E402
 
-from sciarena.core.settings import Settings  # noqa: E402
-from sciarena.pipelines.provider import PipelineProvider  # noqa: E402
-from sciarena.pipelines.verify import CitationVerifier  # noqa: E402
 from sciarena.answer.clean import clean_answer  # noqa: E402
 from sciarena.answer.prompt import build_messages  # noqa: E402
+from sciarena.core.settings import Settings  # noqa: E402
+from sciarena.core.types import GenerationRequest, ModelSpec, Reference, Retrieval  # noqa: E402
+from sciarena.pipelines.provider import PipelineProvider  # noqa: E402
+from sciarena.pipelines.verify import CitationVerifier  # noqa: E402
 from sciarena.providers.openai_compat import OpenAICompatibleProvider  # noqa: E402
 from sciarena.retrieval.choose import open_retriever  # noqa: E402
-from sciarena.core.types import GenerationRequest, ModelSpec, Reference, Retrieval  # noqa: E402
 
 QUESTIONS = ROOT / "sciarena" / "data" / "eval" / "question_labels.jsonl"
 # ---------------------------------------------------------------- running and grading

@@ -56,6 +56,7 @@ def main() -> None:
         print(f"{'new only: ' + repr(unit):34} {len(text):>8} {'-':>14} {timed(lambda t: clean_answer('x ' + t, refs), text):>19.4f}")
 
     import test_identity as leaks  # the generated leak set and the scientific corpus
+
     from sciarena.answer.redact import redact_identity
 
     for with_names in (False, True):

@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sciarena.board import compute_leaderboard, load_votes, to_dict
-from sciarena.cli.leaderboard import main
+from sciarena.board import compute_leaderboard, to_dict
 from sciarena.board.synthetic import simulate, write_jsonl
+from sciarena.cli.leaderboard import main
+from sciarena.science.quality.vouch import load_votes
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = "import sys; from sciarena.cli.leaderboard import main; sys.exit(main())"

@@ -14,7 +14,7 @@ from sciarena.board.synthetic import write_jsonl
 from sciarena.core.settings import Settings
 from sciarena.ui.leaderboard_tab import LeaderboardTab
 from sciarena.ui.sampling_info import sampling_markdown
-from sciarena.wiring import build_services
+from sciarena.wiring import build_services, open_board
 
 RETIRED = "Claim Clusters (offline)"
 NOW = datetime(2026, 1, 20, tzinfo=timezone.utc).timestamp()
@@ -44,7 +44,8 @@ def test_the_json_publishes_shares_and_weights_and_hides_deprecated_models_unles
     services, names, recent = arena_with_history(tmp_path)
     assert RETIRED not in {m.name for m in services.pool.active}  # it battles no more
     services.sampler_feed.refresh()
-    tab = LeaderboardTab(services, clock=lambda: NOW, warm_style=False)
+    tab = LeaderboardTab(open_board(services.votes, services.pool, warm_style=False), deprecated=services.pool.deprecated,
+                         sampling=services.sampling_report, clock=lambda: NOW)
     board = tab.api(min_battles=0, bootstrap=10)
     assert RETIRED not in {m["model"] for m in board["models"]} and board["deprecated_models"] == [RETIRED]
     shown = tab.api(min_battles=0, bootstrap=10, show_deprecated=True)

@@ -17,7 +17,12 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 
-from sciarena.core.settings import Settings
+from sciarena.answer.prompt import answer_request
+from sciarena.arena.labels.at_vote import ArenaLabeller
+from sciarena.arena.limits import VisitorLimits, open_limiter
+from sciarena.arena.pairing import new_battle, sample_pair, sample_pair_with
+from sciarena.arena.runner import BattleRunner, Progress
+from sciarena.arena.sampling import PairSampler, SamplerState
 from sciarena.core.errors import (
     AlreadyVoted,
     BattleExpired,
@@ -29,17 +34,13 @@ from sciarena.core.errors import (
     RetrievalError,
     SciArenaError,
 )
-from sciarena.arena.labels.at_vote import ArenaLabeller
-from sciarena.arena.limits.memory import VisitorLimits, open_limiter
-from sciarena.arena.pairing import new_battle, sample_pair, sample_pair_with
-from sciarena.arena.sampling import PairSampler, SamplerState
+from sciarena.core.settings import Settings
+from sciarena.core.text import scrub
+from sciarena.core.types import CHOICES, Battle, Choice, Vote
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever
-from sciarena.arena.runner import BattleRunner, Progress
-from sciarena.core.text import scrub
-from sciarena.core.types import CHOICES, Battle, Choice, GenerationRequest, Vote
-from sciarena.votes.store.counts import BattleCounts
 from sciarena.votes.schema import vote_record
+from sciarena.votes.store.counts import BattleCounts
 from sciarena.votes.store.local import LocalVoteStore, utc_now_iso
 from sciarena.votes.voter import Visitor, check_salt, require_consent, voter_id
 
@@ -134,8 +135,6 @@ class Arena:
         Validation, limits, retrieval and the draw happen in this call (errors are raised here, before
         any generation); the returned iterator runs both sides. ``visitor`` None (a caller that knows
         nobody, e.g. a script) is held only to the cap on concurrent paid battles."""
-        from sciarena.answer.prompt import build_messages
-
         question = validate_question(question_text, self.settings.max_question_chars)
         limiter = self._limiter
         key = None if visitor is None else voter_id(visitor, self.settings.id_salt)
@@ -156,8 +155,7 @@ class Arena:
         # Unlabelled: ``vote`` labels, so a labelling model never delays the answers and is paid only
         # for the questions that are voted on (the only ones a label is recorded for).
         battle = new_battle(question, retrieval, pair, created_at=self.clock())
-        request = GenerationRequest(question=question, references=retrieval.references,
-                                    messages=build_messages(question, retrieval.references))
+        request = answer_request(question, retrieval.references)
         lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
         return lease.wrap(self.runner.run(battle, request))
 

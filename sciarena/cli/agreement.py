@@ -50,7 +50,7 @@ def run(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | No
         token: str | None = None) -> int:
     """0 on success, 2 on bad input (unreadable files, no votes in common)."""
     from sciarena.science.agreement import agreement_report, match_votes
-    from sciarena.votes.read.records import load
+    from sciarena.votes.read import load
 
     out, err = out or sys.stdout, err or sys.stderr
     try:

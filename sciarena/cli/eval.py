@@ -68,7 +68,7 @@ def run_build(args: argparse.Namespace, *, settings: "Settings | None" = None,
               out: TextIO | None = None, err: TextIO | None = None) -> int:
     """``eval build``: 0 when a benchmark was written, 2 on unusable input."""
     from sciarena.science.evaluation.benchmark import build_benchmark, write_benchmark
-    from sciarena.votes.read.records import load
+    from sciarena.votes.read import load
 
     out, err = out or sys.stdout, err or sys.stderr
     try:

@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     """Export; prints a one-line summary, or a one-line error and returns 2."""
     from sciarena.core.settings import Settings
     from sciarena.votes.export import render, write_export
-    from sciarena.votes.read.records import load
+    from sciarena.votes.read import load
 
     try:
         token = Settings.from_env().secret("HF_TOKEN")

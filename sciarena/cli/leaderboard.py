@@ -13,8 +13,6 @@ import logging
 import sys
 from typing import Sequence, TextIO
 
-from sciarena.cli.args import positive_number, whole_number
-from sciarena.core.errors import SciArenaError
 from sciarena.board import history
 from sciarena.board.compute import (
     GROUP_KEYS,
@@ -26,7 +24,10 @@ from sciarena.board.compute import (
 )
 from sciarena.board.elo import DEFAULT_K
 from sciarena.board.style import PAPER_SAMPLE, STYLE_FEATURES, STYLE_PROCEDURES
-from sciarena.board.table import Exclusions, load_votes
+from sciarena.board.table import Exclusions
+from sciarena.cli.args import positive_number, whole_number
+from sciarena.core.errors import SciArenaError
+from sciarena.science.quality.vouch import load_votes
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +197,7 @@ def report(lb: Leaderboard, excluded: Exclusions | None, fmt: str) -> str:
 
 def _hub_token(sources: Sequence[str]) -> str | None:
     """HF_TOKEN, read (through Settings) only when a source is a Hub dataset id."""
-    from sciarena.votes.read.columns import is_hub_id
+    from sciarena.votes.read import is_hub_id
 
     if not any(is_hub_id(s) for s in sources):
         return None

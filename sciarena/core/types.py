@@ -281,6 +281,12 @@ class SideResult:
         """Every reference this side could cite: the battle's, then its own."""
         return retrieval.references + self.extra_references
 
+    def cited_references(self, retrieval: Retrieval) -> list[Reference]:
+        """The references this answer cited, in order of their numbers (its own extra ones included)."""
+        by_number = {r.number: r for r in self.references(retrieval)}
+        cited = self.answer.cited if self.answer else ()
+        return [by_number[n] for n in sorted(set(cited)) if n in by_number]
+
 
 @dataclass(frozen=True)
 class Battle:
@@ -316,3 +322,13 @@ class Vote:
     voter_id: str = ""  # a username (OAuth) or a salted hash; never a raw IP
     consent: bool = True
     timestamp: str = ""  # ISO 8601, UTC
+
+
+@dataclass(frozen=True)
+class QuestionLabels:
+    """A voted question's category and discipline, each with the name of the labeller that gave it."""
+
+    question_type: str
+    question_type_labeller: str
+    subject: str  # "" when no rule found a discipline
+    subject_labeller: str

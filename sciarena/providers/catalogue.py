@@ -34,10 +34,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from sciarena.core.errors import CatalogueError
 from sciarena.core.settings import DEFAULT_CATALOGUE, Settings
-from sciarena.core.errors import SciArenaError
-from sciarena.providers.clients import CLIENT_KINDS
 from sciarena.core.types import ModelSpec
+from sciarena.providers.clients import CLIENT_KINDS
 
 log = logging.getLogger(__name__)
 
@@ -59,10 +59,6 @@ _MODEL_KEYS = frozenset({
     "price_input_per_m", "price_output_per_m", "offline", "enabled", "battles", "release", "licence", "note",
     "pipeline", "base", "deprecated",
 })
-
-
-class CatalogueError(SciArenaError):
-    """A catalogue file that cannot be used; the message names the file and the entry."""
 
 
 @dataclass(frozen=True)

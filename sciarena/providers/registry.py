@@ -17,9 +17,10 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from sciarena.core.errors import CatalogueError
 from sciarena.core.settings import Settings
-from sciarena.providers.catalogue import Catalogue, CatalogueError, Endpoint, load_catalogue
 from sciarena.core.types import ModelSpec, Provider
+from sciarena.providers.catalogue import Catalogue, Endpoint, load_catalogue
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,6 @@ from functools import partial
 
 import gradio as gr
 
-from sciarena.arena.rules import ArenaSession
-from sciarena.wiring import Services
 from sciarena.ui import render, review_tab
 from sciarena.ui.about import (
     about_markdown,
@@ -27,7 +25,7 @@ from sciarena.ui.about import (
 from sciarena.ui.handlers import ArenaHandlers, ArenaView
 from sciarena.ui.leaderboard_tab import LeaderboardTab
 from sciarena.ui.sampling_info import sampling_markdown
-from sciarena.votes.voter import CONSENT_LABEL
+from sciarena.wiring import CONSENT_LABEL, ArenaSession, Services
 
 CSS = """
 /* Gradio puts elem_classes on the block and again on the Markdown inside it: one frame, on the block. */
@@ -89,7 +87,8 @@ VOTE_BUTTONS = (("vote-a", "A is better", "A"), ("vote-b", "B is better", "B"),
 
 
 def build_app(services: Services) -> gr.Blocks:
-    leaderboard = LeaderboardTab(services)
+    leaderboard = LeaderboardTab(services.board, services.pipeline_pairs(), deprecated=services.pool.deprecated,
+                                 sampling=services.sampling_report)
     with gr.Blocks(title="SciArena — literature QA arena") as demo:
         gr.Markdown("# SciArena\nAsk a question about the scientific literature. Papers are retrieved once; "
                     "two anonymous models answer from the same papers with numbered citations. "

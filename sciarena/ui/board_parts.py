@@ -13,13 +13,13 @@ from typing import Any
 import gradio as gr
 
 from sciarena.board.board import ELO_VS_BT, OVERALL, Board
-from sciarena.board.views import pair_record
 from sciarena.board.plots import (
     battle_count_html,
     history_svg,
     ratings_svg,
     win_rate_html,
 )
+from sciarena.board.views import pair_record
 from sciarena.ui import board_data, board_html
 
 RATING_CHOICES = [("Bootstrap mean", "bootstrap-mean"), ("Point estimate", "point")]

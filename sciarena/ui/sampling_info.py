@@ -1,5 +1,6 @@
-"""How battles are shared out, in the open: each model's share of the last 30 days' battles and the
-sampler's current weights, for the About tab and the ``/leaderboard`` JSON ("sampling").
+"""How battles are shared out, in the open: the About tab's table of each model's share of the last 30
+days' battles and the sampler's current weights (``Services.sampling_report``, also in the
+``/leaderboard`` JSON as "sampling").
 
 Unequal, undisclosed sampling rates skew an arena (Singh et al. 2025, "The Leaderboard Illusion"),
 so the rates are published beside the ratings, with the deprecated models named rather than dropped.
@@ -7,16 +8,8 @@ so the rates are published beside the ratings, with the deprecated models named 
 
 from __future__ import annotations
 
-import logging
-from typing import Any
-
-from sciarena.board import load_votes
-from sciarena.board.sampler_state import SHARE_WINDOW_DAYS, battle_shares
-from sciarena.core.errors import SciArenaError
 from sciarena.ui.render import escape
 from sciarena.wiring import Services
-
-log = logging.getLogger(__name__)
 
 SAMPLER_TEXT = {
     "inverse_sqrt": "each side is drawn with weight 1/√(1 + its battles), so newer models battle more often",
@@ -27,34 +20,9 @@ SAMPLER_TEXT = {
 }
 
 
-def sampling_report(services: Services, now: float) -> dict[str, Any]:
-    """JSON-ready: the sampler, its floor, and per model the window's battles, share and current weight."""
-    settings = services.settings
-    shares: dict[str, tuple[int, float]] = {}
-    files = services.votes.files(refresh=False)
-    if files:
-        try:
-            table = load_votes(files, strict=False)
-            shares = {s.model: (s.battles, s.share) for s in battle_shares(table, now)}
-        except SciArenaError as err:  # unreadable votes: the weights are still worth showing
-            log.info("no battle shares: %s", err)
-    weights = services.arena.sampling_weights()
-    deprecated = services.pool.deprecated
-    names = list(dict.fromkeys([*weights, *shares]))
-    models = [{"model": name, "battles_30d": shares.get(name, (0, 0.0))[0],
-               "battle_share_30d": round(shares.get(name, (0, 0.0))[1], 4),
-               "sampling_weight": round(weights.get(name, 0.0), 4), "deprecated": name in deprecated}
-              for name in names]
-    models.sort(key=lambda m: (-m["sampling_weight"], -m["battles_30d"], m["model"]))
-    return {"sampler": settings.sampler, "floor": settings.sampler_floor if settings.sampler == "adaptive" else None,
-            "window_days": SHARE_WINDOW_DAYS, "models": models, "deprecated_models": sorted(deprecated),
-            "note": ("battle_share_30d and sampling_weight count each battle for both its models (they sum to "
-                     "2); a pipeline meets its own base model in about half of its battles on top of the weights")}
-
-
 def sampling_markdown(services: Services, now: float) -> str:
     """The About tab's section: the sampler in words, then the table of shares and weights."""
-    report = sampling_report(services, now)
+    report = services.sampling_report(now)
     floor = f" ({report['floor']:.0%} of draws are spread evenly)" if report["floor"] else ""
     lines = ["## How pairs are drawn", "",
              f"Sampler `{report['sampler']}` (`SCIARENA_SAMPLER`): {SAMPLER_TEXT[report['sampler']]}{floor}. "

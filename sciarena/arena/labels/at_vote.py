@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from sciarena.arena.labels import rules as classify
 from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Labeller, LLMLabeller
-from sciarena.core.types import Retrieval
+from sciarena.core.types import QuestionLabels, Retrieval
 
 if TYPE_CHECKING:
     from sciarena.providers.registry import Models
@@ -24,14 +24,6 @@ log = logging.getLogger(__name__)
 # The arena labels when a vote is cast, so a model's labels delay that vote's confirmation (two calls:
 # at most 2 × this, retries included), after which the rules answer.
 LABEL_TIMEOUT_S = 5.0
-
-
-@dataclass(frozen=True)
-class QuestionLabels:
-    question_type: str
-    question_type_labeller: str
-    subject: str  # "" when no rule found a discipline
-    subject_labeller: str
 
 
 @dataclass(frozen=True)
@@ -79,7 +71,7 @@ def open_arena_labeller(name: str, models: "Models", timeout_s: float = LABEL_TI
 
     spec, provider = models.pick(name, "SCIARENA_LABEL_MODEL")
     if spec.offline:
-        from sciarena.providers.catalogue import CatalogueError
+        from sciarena.core.errors import CatalogueError
 
         raise CatalogueError(f"SCIARENA_LABEL_MODEL: {spec.name!r} is an offline answer generator, not a "
                              f"labeller; leave it empty (or {OFFLINE_NAME}) for the keyword rules.")
