@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Task
 from sciarena.cli.args import add_model_run_options
+from sciarena.cli.common import settings_of
 from sciarena.core.errors import SciArenaError
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
     task: Task = args.task
     try:
         offline = args.model.strip() == OFFLINE_NAME
-        settings = settings or _settings()  # the Hub token, even for the offline rules
+        settings = settings or settings_of(args)  # the Hub token, even for the offline rules
         if args.timeout is not None:
             settings = dataclasses.replace(settings, generation_timeout_s=args.timeout)
         resolved = resolve_labeller(args.model, task, settings)
@@ -179,9 +180,3 @@ def _summary(log: "LabelLog", task: Task, labeller: str, items: Sequence["VoteQu
               "file to retry them", file=err)
         return 1
     return 0
-
-
-def _settings() -> "Settings":
-    from sciarena.core.settings import Settings
-
-    return Settings.from_env()

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from sciarena.arena.labels.labellers import MAX_RAW_CHARS
 from sciarena.arena.labels.prompts import INVALID
+from sciarena.cli.common import settings_of
 from sciarena.core.errors import AttributionInputError, SciArenaError
 from sciarena.core.files import ResumeLog, atomic_output
 from sciarena.providers.paid_calls import run_calls
@@ -145,7 +146,7 @@ def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
     out, err = out or sys.stdout, err or sys.stderr
     prog = "sciarena label attribution"
     try:
-        settings = settings or _settings()
+        settings = settings or settings_of(args)
         if args.timeout is not None:
             settings = dataclasses.replace(settings, generation_timeout_s=args.timeout)
         resolved = resolve_judge(args.judge, settings)
@@ -260,9 +261,3 @@ def _summary(distinct: Mapping[str, Pair], latest: Mapping[str, str], complete: 
               "--out and --log files to retry them", file=err)
         return 1
     return 0
-
-
-def _settings() -> "Settings":
-    from sciarena.core.settings import Settings
-
-    return Settings.from_env()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Sequence, TextIO
 
 from sciarena.cli.args import whole_number
+from sciarena.cli.common import hub_token
 from sciarena.core.errors import SciArenaError, StatsInputError
 from sciarena.science.stats.stats import (
     BOTH_BAD,
@@ -143,15 +144,11 @@ def write_failures(records: Sequence[dict[str, Any]], stats: DataStats, path: st
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run the sub-command; returns the exit code (0 ok, 2 unusable input or unwritable output)."""
-    from sciarena.votes.read import is_hub_id, load
+    from sciarena.votes.read import load
 
     out, err = out or sys.stdout, err or sys.stderr
     try:
-        token = None
-        if is_hub_id(str(args.votes)) and not Path(args.votes).exists():
-            from sciarena.core.settings import Settings
-
-            token = Settings.from_env().secret("HF_TOKEN")
+        token = hub_token(args, str(args.votes))
         records = load(args.votes, token=token, cache_dir=args.cache_dir)
         if not records:
             raise StatsInputError(f"{args.votes}: no vote records")
