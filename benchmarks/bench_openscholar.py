@@ -209,8 +209,8 @@ def measure(retrievals: list[tuple[str, Retrieval]], model: ForgetfulModel, retr
             model.behaviour = dict.fromkeys(model.behaviour, 0)
         for index, (qid, retrieval) in enumerate(retrievals):
             plan, request = model.plan(qid, retrieval), request_for(retrieval)
-            runs = [lambda: run_bare(provider, base, request),
-                    lambda: run_pipeline(pipeline, spec, request, retriever)]
+            runs = [lambda request=request: run_bare(provider, base, request),
+                    lambda request=request: run_pipeline(pipeline, spec, request, retriever)]
             if index % 2:  # alternate the order so drift on a shared machine falls on both alike
                 (piped, pipe_chunks), (bare, bare_chunks) = counted(plan, runs[1]), counted(plan, runs[0])
             else:
