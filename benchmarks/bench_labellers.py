@@ -33,10 +33,10 @@ sys.path.insert(0, str(ROOT))
 
 from sciarena.arena.labels import rules as classify  # noqa: E402
 from sciarena.arena.labels.discipline_text import TextDisciplineLabeller  # noqa: E402
-from sciarena.science.labelling.gold import LABELS_FILE, SPLITS, LabelledQuestion, load_labelled_questions  # noqa: E402
 from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, Task  # noqa: E402
-from sciarena.science.labelling.metrics import confusion, format_confusion  # noqa: E402
 from sciarena.core.types import DISCIPLINES, QUESTION_TYPES  # noqa: E402
+from sciarena.science.labelling.gold import LABELS_FILE, SPLITS, LabelledQuestion, load_labelled_questions  # noqa: E402
+from sciarena.science.labelling.metrics import confusion, format_confusion  # noqa: E402
 
 SHORT = {"Conceptual Explanation": "Concept", "Methodology Inquiry": "Method", "State-of-the-Art Assessment": "SOTA",
          "Challenges & Limitations": "Challenge", "Paper Finding": "Papers", "Others": "Others",

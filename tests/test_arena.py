@@ -8,7 +8,6 @@ import threading
 import pytest
 
 from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
-
 from sciarena.arena.rules import ArenaSession, Ballot, validate_question
 from sciarena.core.errors import (
     AlreadyVoted,

@@ -8,13 +8,13 @@ import json
 from dataclasses import replace
 
 import pytest
-
 from fake_openai import FakeOpenAI
-from sciarena.arena.rules import ArenaSession, Ballot
+
 from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
 from sciarena.arena.labels.rules import classify_question
+from sciarena.arena.rules import ArenaSession, Ballot
+from sciarena.core.errors import CatalogueError
 from sciarena.core.settings import Settings
-from sciarena.providers.catalogue import CatalogueError
 from sciarena.wiring import build_services
 
 QUESTION = "How does retrieval-augmented generation reduce hallucination?"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
-from sciarena.board import load_votes
+from sciarena.core.types import Vote
+from sciarena.science.quality.vouch import load_votes
 from sciarena.votes.read.copy import cache_path
 from sciarena.votes.read.warmer import CacheWarmer
-from sciarena.core.types import Vote
 from sciarena.votes.schema import vote_record
 from sciarena.votes.store.local import LocalVoteStore
 

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from sciarena.arena.labels.rules import classify_question, infer_subject, label_subject, subject_from_question
-from sciarena.science.labelling.gold import load_labelled_questions
 from sciarena.core.types import DISCIPLINES, QUESTION_TYPES, Paper, Passage, Reference, Retrieval
+from sciarena.science.labelling.gold import load_labelled_questions
 
 MEDICAL_EXAMPLE = "What are the main challenges of using deep learning for medical image diagnosis?"
 

@@ -14,16 +14,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sciarena.core.errors import LeaderboardInputError
-from sciarena.board import load_votes, table_from_arrays
+from sciarena.board import table_from_arrays
 from sciarena.board.synthetic import simulate, write_jsonl
 from sciarena.board.table import VoteTable
 from sciarena.board.table import vote_table as build_table
-from sciarena.votes.read.raw import NUMERIC_COLUMNS
+from sciarena.core.errors import LeaderboardInputError
+from sciarena.science.quality.vouch import load_votes
 from sciarena.votes.read.copy import cache_path
 from sciarena.votes.read.duck import read_lines
 from sciarena.votes.read.fields import timestamp_of
 from sciarena.votes.read.parse import SMALL_INPUT_BYTES, leading_keys, parse_lines, parse_lines_python
+from sciarena.votes.read.raw import NUMERIC_COLUMNS
 from sciarena.votes.schema import VOTE_FIELDS
 
 # Released-schema records as they appear in the public train.json: mixed-case votes,
@@ -394,7 +395,7 @@ def test_fast_path_does_not_import_pandas(tmp_path: Path):
     path = tmp_path / "votes.jsonl"
     write_jsonl(simulate([0, 100, 200], 2500, seed=1), path)
     assert path.stat().st_size > SMALL_INPUT_BYTES  # so the fast reader is the one used
-    code = ("import sys; from sciarena.board import load_votes; "
+    code = ("import sys; from sciarena.science.quality.vouch import load_votes; "
             f"t = load_votes({str(path)!r}, cache=False); "
             "assert t.n_votes == 2500; print('duckdb' in sys.modules, 'pandas' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -406,7 +407,7 @@ def test_small_inputs_skip_pyarrow_and_give_the_same_table(tmp_path: Path):
     # the incremental copy parses the last minute of votes: starting the fast reader would cost more
     path = tmp_path / "votes.jsonl"
     write_jsonl(simulate([0, 100, 200], 300, seed=1), path)
-    code = ("import sys; from sciarena.board import load_votes; "
+    code = ("import sys; from sciarena.science.quality.vouch import load_votes; "
             f"t = load_votes({str(path)!r}, cache=False); "
             "assert t.n_votes == 300; print('pyarrow' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

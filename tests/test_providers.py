@@ -8,12 +8,12 @@ import time
 import pytest
 from fake_openai import FakeOpenAI
 
-from sciarena.core.settings import Settings
 from sciarena.core.errors import NeedsKey, ProviderError, ProviderTimeout, RateLimited
+from sciarena.core.settings import Settings
+from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Usage
 from sciarena.providers.catalogue import load_catalogue
 from sciarena.providers.openai_compat import OpenAICompatibleProvider
 from sciarena.providers.retry import RetryPolicy, retry_after_seconds
-from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Usage
 
 KEY = "sk-test-secret-0123456789"
 REQUEST = GenerationRequest(

@@ -10,10 +10,10 @@ import pytest
 from fake_openai import FakeOpenAI
 
 from sciarena.core.errors import Cancelled, ProviderError, ProviderTimeout
+from sciarena.core.types import GenerationRequest, ModelSpec, Usage
 from sciarena.providers.calls import complete, moderate
 from sciarena.providers.offline import OfflineProvider
 from sciarena.providers.openai_compat import OpenAICompatibleProvider
-from sciarena.core.types import GenerationRequest, ModelSpec, Usage
 
 KEY = "sk-test-stop"
 CLIENTS = ("openai", "together")

@@ -12,7 +12,7 @@ from email.utils import format_datetime
 import pytest
 from fake_semantic_scholar import FakeSemanticScholar, Fault
 
-from sciarena.core.errors import RetrievalError
+from sciarena.core.errors import RetrievalError, SemanticScholarUnavailable
 from sciarena.retrieval.semantic_scholar import (
     BATCH_FIELDS,
     PAPER_FIELDS,
@@ -20,7 +20,6 @@ from sciarena.retrieval.semantic_scholar import (
     S2Paper,
     SearchFilters,
     SemanticScholarClient,
-    SemanticScholarUnavailable,
     parse_retry_after,
 )
 

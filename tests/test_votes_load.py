@@ -7,14 +7,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from fake_hub import FakeHub, make_record
 from huggingface_hub import HfApi
 
-from fake_hub import FakeHub, make_record
 from sciarena.core.errors import VoteRejected, VoteStoreError
-from sciarena.votes.store.hub import HubSync
 from sciarena.core.settings import Settings
-from sciarena.votes.read.records import VoteSource, load, open_vote_source, read_records
+from sciarena.votes.read import VoteSource, load, open_vote_source, read_records
 from sciarena.votes.schema import RELEASED_FIELDS, VOTE_FIELDS
+from sciarena.votes.store.hub import HubSync
 from sciarena.votes.store.local import LocalVoteStore
 from sciarena.votes.voter import require_consent
 
@@ -156,7 +156,7 @@ def test_vote_source_hands_each_shard_once_local_copy_first(hub, tmp_path):
 
 
 def test_the_apps_vote_source_keeps_hub_copies_where_a_folder_scan_does_not_count_them_twice(hub, tmp_path):
-    from sciarena.board import load_votes
+    from sciarena.science.quality.vouch import load_votes
 
     data_dir = tmp_path / "data"
     store = push(hub, data_dir, [make_record(i) for i in range(4)])

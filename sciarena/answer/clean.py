@@ -31,8 +31,9 @@ from bisect import bisect_right
 from collections import Counter
 from typing import Sequence
 
-from sciarena.core.errors import MalformedOutput
+from sciarena.answer.citations import cited_numbers, sentence_spans
 from sciarena.answer.redact import redact_identity, topic_text
+from sciarena.core.errors import MalformedOutput
 from sciarena.core.text import HTML_TAG, displayable, plain_text, scrub
 from sciarena.core.types import Answer, Reference
 
@@ -180,7 +181,6 @@ _ITEMS = rf"{_ITEM}(?:{_SP}[,;]{_SP}{_ITEM}){{0,50}}"
 _NUMERIC = re.compile(
     rf"(?<![ \t])(?P<pre>[ \t]*)(?:\[{_SP}\^?{_SP}(?P<a>{_ITEMS}){_SP}\]|【{_SP}(?P<b>{_ITEMS}){_SP}】)(?!\()"
 )
-_CITE = re.compile(r"\[(\d+)\]")
 _CITE_WITH_SPACE = re.compile(r"(?<![ \t])[ \t]*(\[\d{1,4}\])")
 _NAME = r"(?<![\w'’-])[^\W\d_][\w'’-]{0,39}"  # a word start, and no surname is longer than 40 letters
 _YEAR = r"(?P<year>(?:19|20)\d{2})(?P<suffix>[a-z])?"
@@ -192,8 +192,6 @@ _PAREN = re.compile(r"\(([^()\n]{4,300})\)")
 _NARRATIVE = re.compile(
     rf"(?P<name>(?P<last>{_NAME})(?:\s{{1,3}}et\s{{1,3}}al\.?|\s{{1,3}}(?:and|&)\s{{1,3}}{_NAME})?)\s{{1,3}}\({_YEAR}\)"
 )
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"“(])|\n+")
-_ABBREVIATIONS = ("al.", "e.g.", "i.e.", "cf.", "vs.", "fig.", "figs.", "eq.", "ref.", "refs.", "no.", "approx.")
 
 
 def normalise_citations(text: str, n_refs: int, references: Sequence[Reference] = ()) -> str:
@@ -286,24 +284,6 @@ def _one_citation_per_sentence(text: str, surnames: set[str]) -> str:
             last = cut_end
         out.append(sentence[last:])
     return "".join(out)
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each sentence of ``text``, abbreviations and citations kept inside (linear time)."""
-    spans, start = [], 0
-    for m in _SENTENCE_BREAK.finditer(text):
-        before = text[max(0, m.start() - 12) : m.start()].split()
-        last_word = before[-1].lower() if before else ""
-        if m.group(0).startswith("\n") or last_word not in _ABBREVIATIONS:
-            spans.append((start, m.end()))
-            start = m.end()
-    spans.append((start, len(text)))
-    return spans
-
-
-def cited_numbers(text: str) -> tuple[int, ...]:
-    """Reference numbers cited as "[n]", in order of first appearance."""
-    return tuple(dict.fromkeys(int(n) for n in _CITE.findall(text)))
 
 
 def _last_token(name: str) -> str:

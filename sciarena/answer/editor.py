@@ -13,11 +13,11 @@ from __future__ import annotations
 import logging
 from typing import Sequence
 
-from sciarena.core.errors import MalformedOutput, ProviderError
 from sciarena.answer.clean import accept_llm_rewrite, parse_llm_rewrite, strip_reasoning
 from sciarena.answer.prompt import build_postprocess_messages
-from sciarena.providers.calls import complete
+from sciarena.core.errors import MalformedOutput, ProviderError
 from sciarena.core.types import ModelSpec, Provider, Reference
+from sciarena.providers.calls import complete
 
 log = logging.getLogger(__name__)
 

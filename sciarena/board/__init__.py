@@ -3,8 +3,9 @@
 ``table.vote_table`` makes the :class:`VoteTable` from what ``sciarena.votes.read.columns`` reads (or
 from plain records); the statistics (``bradley_terry``, ``style``, ``elo``) and
 ``compute.compute_leaderboard`` — the one function the UI and the CLI share — are pure
-functions of it; ``views`` and ``plots`` derive tables and figures. ``load_votes`` chains
-reading and ``vote_table`` for callers that start from files. Matplotlib is imported only by
+functions of it; ``views`` and ``plots`` derive tables and figures. ``read_table`` chains
+reading and ``vote_table`` for callers that start from files; which votes count is
+``sciarena.science.quality.vouch``'s filter step, applied by the caller. Matplotlib is imported only by
 the functions that need it.
 """
 
@@ -19,7 +20,7 @@ from sciarena.board.compute import (
 )
 from sciarena.board.table import (
     VoteTable,
-    load_votes,
+    read_table,
     table_from_arrays,
     vote_table,
 )
@@ -31,7 +32,7 @@ __all__ = [
     "StyleCoefficient",
     "VoteTable",
     "compute_leaderboard",
-    "load_votes",
+    "read_table",
     "table_from_arrays",
     "to_dict",
     "to_json",

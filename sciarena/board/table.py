@@ -4,10 +4,10 @@
 or plain vote records into a :class:`VoteTable`: model indices, outcome codes, style
 features, with every vote it cannot use counted by reason instead of dropped silently.
 Reading files, the columnar copy and deduplication are ``sciarena.votes``' business.
-:func:`vouched` decides which votes count: it leaves out the votes of voters the quality
-check flags (``sciarena.science.quality``) and battles whose answers were redacted for naming a
-model, and records what it left out on the table (:class:`Exclusions`) so that every view
-can say so. :func:`load_votes` chains the three steps for the CLI and the UI.
+:func:`read_table` reads sources into a table. Which votes count is a filter step the caller
+chooses (``sciarena.science.quality.vouch``, which the board never imports): it marks votes to
+drop and :func:`leave_out` removes them, recording on the table what was left out and why
+(:class:`Exclusions`) so that every view can say so.
 """
 
 from __future__ import annotations
@@ -20,13 +20,15 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from sciarena.core.errors import LeaderboardInputError
+from sciarena.votes.read import read_columns
+from sciarena.votes.read.parse import records_to_raw
 from sciarena.votes.read.raw import FEATURES, RawColumns, usable_votes
 from sciarena.votes.schema import OUTCOME_BAD
 
 
 @dataclass(frozen=True)
 class Exclusions:
-    """What :func:`vouched` left out of a table, and what it could not check."""
+    """What a filter step (vouching) left out of a table, and what it could not check."""
 
     flagged_voters: int = 0  # voters the quality check flagged
     flagged_votes: int = 0  # their votes (left out unless include_flagged)
@@ -133,8 +135,6 @@ def vote_table(votes: RawColumns | Iterable[Mapping[str, Any]], *, sources: Sequ
     """The usable votes of raw columns or of vote records (dicts); raises when none are usable
     or only one model has votes."""
     if not isinstance(votes, RawColumns):
-        from sciarena.votes.read.parse import records_to_raw
-
         votes = records_to_raw(list(votes), texts=True)
     raw = votes
     shown = ", ".join(sources[:3]) + (f" and {len(sources) - 3} more" if len(sources) > 3 else "")
@@ -164,46 +164,9 @@ def vote_table(votes: RawColumns | Iterable[Mapping[str, Any]], *, sources: Sequ
     )
 
 
-def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted: bool = False,
-            alpha: float | None = None, seed: int = 0) -> VoteTable:
-    """The votes that count: without flagged voters' votes and redacted battles unless included.
-
-    The quality check (``sciarena.science.quality.check_votes``: A.5 plus the position and consensus
-    tests, Holm at ``alpha``) runs on every vote of the table, in the order votes were cast
-    (timestamps; untimed votes last), redacted ones too: they say as much about a voter. Votes
-    without a voter id are history for the check and are kept. The result carries
-    :class:`Exclusions`; raises LeaderboardInputError when nothing is left."""
-    from sciarena.science.quality.report import DEFAULT_ALPHA
-
-    alpha = DEFAULT_ALPHA if alpha is None else alpha
-    n = table.n_votes
-    voter = table.voter if table.voter is not None else np.full(n, -1, dtype=np.int32)
-    flagged = np.zeros(n, dtype=bool)
-    n_flagged = checked = 0
-    if (voter >= 0).any():
-        from sciarena.science.quality.check import (  # scipy.stats: only when there is work
-            VoteArrays,
-            check_votes,
-        )
-
-        stamps = np.where(np.isnan(table.timestamp), np.inf, table.timestamp)
-        order = np.argsort(stamps, kind="stable")  # stable: file order among equal times
-        arrays = VoteArrays(table.models, table.voters, voter[order].astype(np.int64),
-                            table.a[order].astype(np.int64), table.b[order].astype(np.int64),
-                            table.outcome[order].astype(np.int64))
-        report = check_votes(arrays, alpha=alpha, seed=seed)
-        checked = len(report.voters)
-        codes = {name: k for k, name in enumerate(table.voters)}
-        bad = np.array([codes[v] for v in report.flagged], dtype=np.int64)
-        n_flagged = len(bad)
-        if n_flagged:
-            flagged = np.isin(voter, bad)
-    redacted = table.redacted if table.redacted is not None else np.zeros(n, dtype=bool)
-    drop = (flagged & (not include_flagged)) | (redacted & (not include_redacted))
-    excluded = Exclusions(
-        flagged_voters=n_flagged, flagged_votes=int(flagged.sum()), redacted_votes=int(redacted.sum()),
-        left_out=int(drop.sum()), checked_voters=checked, unchecked_votes=int((voter < 0).sum()),
-        include_flagged=include_flagged, include_redacted=include_redacted, alpha=alpha, seed=seed)
+def leave_out(table: VoteTable, drop: np.ndarray, excluded: Exclusions) -> VoteTable:
+    """``table`` without the votes ``drop`` marks, carrying ``excluded`` (what a filter step such as
+    vouching left out and why); raises LeaderboardInputError when fewer than two models are left."""
     if drop.all():
         raise LeaderboardInputError(f"no votes left to rank: {excluded.describe(flags=True)}")
     kept = table.subset(~drop) if drop.any() else table
@@ -258,18 +221,13 @@ def table_from_arrays(
     )
 
 
-def load_votes(sources: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], cache: bool = True, *,
+def read_table(sources: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], cache: bool = True, *,
                strict: bool = True, texts: bool = False, token: str | None = None,
-               cache_dir: str | os.PathLike[str] | None = None, include_flagged: bool = False,
-               include_redacted: bool = False) -> VoteTable:
-    """The votes that count of files, folders and/or Hub dataset ids (see ``sciarena.votes.read.columns``):
-    flagged voters' votes and redacted battles are left out unless included (:func:`vouched`;
-    ``table.excluded`` says what was left out).
+               cache_dir: str | os.PathLike[str] | None = None) -> VoteTable:
+    """Every usable vote of files, folders and/or Hub dataset ids (``sciarena.votes.read.columns``), none
+    left out: which votes count is the vouching step's decision (``sciarena.science.quality.vouch``).
 
     ``texts``: also count lengths and citations from the answers where a record does not store
     them (released-schema files; only style control needs them)."""
-    from sciarena.votes.read.columns import read_columns
-
     read = read_columns(sources, copy=cache, strict=strict, texts=texts, token=token, cache_dir=cache_dir)
-    return vouched(vote_table(read.columns, sources=read.sources), include_flagged=include_flagged,
-                   include_redacted=include_redacted)
+    return vote_table(read.columns, sources=read.sources)

@@ -14,12 +14,13 @@ simple, deterministic rules. They are baselines of the steps, not a model's judg
 
 from __future__ import annotations
 
-from typing import Sequence
+import threading
+from typing import Iterator, Sequence
 
+from sciarena.answer.citations import cited_numbers, sentence_spans
+from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Provider, Reference, Revision
 from sciarena.pipelines.prompts import FeedbackItem, feedback_json
-from sciarena.answer.clean import cited_numbers, sentence_spans
 from sciarena.providers.offline_text import analyse, cite, content_words, lower_first
-from sciarena.core.types import Reference, Revision
 
 MIN_PAPERS = 3
 ADDED_SENTENCES = 2
@@ -69,3 +70,25 @@ def offline_refine(question: str, references: Sequence[Reference], revision: Rev
     added = [cite(analysis.sentences[i].text, analysis.sentences[i].number) for i in chosen]
     added[0] = f"In addition, {lower_first(added[0])}"
     return f"{revision.answer.rstrip()}\n\n{' '.join(added)}"
+
+
+class OfflineRevisions:
+    """An offline baseline's provider as a pipeline's base: drafts come from the baseline itself,
+    feedback and refinement requests (``request.revision``) from the rules above."""
+
+    def __init__(self, provider: Provider) -> None:
+        self._provider = provider
+
+    def unavailable_reason(self, spec: ModelSpec) -> str | None:
+        return self._provider.unavailable_reason(spec)
+
+    def stream(self, spec: ModelSpec, request: GenerationRequest, *, timeout_s: float | None = None,
+               cancel: threading.Event | None = None) -> Iterator[Delta]:
+        revision = request.revision
+        if revision is None:
+            return self._provider.stream(spec, request, timeout_s=timeout_s, cancel=cancel)
+        if revision.kind == "feedback":
+            text = offline_feedback(request.question, request.references, revision.answer)
+        else:
+            text = offline_refine(request.question, request.references, revision)
+        return iter((Delta(text=text),))

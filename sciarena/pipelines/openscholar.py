@@ -22,12 +22,22 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Generator, Iterator, Mapping, Protocol
 
+from sciarena.answer.citations import cited_numbers
+from sciarena.answer.clean import clean_answer, strip_reasoning
 from sciarena.core.errors import Cancelled, MalformedOutput, ProviderError, SciArenaError
+from sciarena.core.types import (
+    Delta,
+    GenerationRequest,
+    ModelSpec,
+    PipelineReport,
+    Provider,
+    Reference,
+    Retrieval,
+    Revision,
+    Usage,
+)
 from sciarena.pipelines.prompts import FeedbackItem, feedback_messages, parse_feedback, refine_messages
 from sciarena.pipelines.verify import CitationVerifier
-from sciarena.answer.clean import cited_numbers, clean_answer, strip_reasoning
-from sciarena.core.types import (Delta, GenerationRequest, ModelSpec, PipelineReport, Provider, Reference, Retrieval,
-                            Revision, Usage)
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from sciarena.core.errors import MalformedOutput
 from sciarena.answer.prompt import Message, format_references
+from sciarena.core.errors import MalformedOutput
 from sciarena.core.types import Reference
 
 MAX_FEEDBACK_ITEMS = 3

@@ -13,8 +13,9 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 
 from sciarena.core.errors import ProviderError
-from sciarena.pipelines.openscholar import LoopBudget, OpenScholarLoop, RetrieverLike
 from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Provider
+from sciarena.pipelines.offline_revision import OfflineRevisions
+from sciarena.pipelines.openscholar import LoopBudget, OpenScholarLoop, RetrieverLike
 
 # The loop's default deadline as a share of the battle's timeout: room for the step that is running
 # when it passes, so the side ends with its best answer rather than the battle's timeout.
@@ -36,7 +37,8 @@ class PipelineProvider:
         if provider is None:
             raise ProviderError(f"No provider named {spec.base.provider!r} serves {spec.base.name!r}.",
                                 model=spec.name)
-        return provider
+        # An offline baseline reads no prompt: its feedback and revisions come from this stage's rules.
+        return OfflineRevisions(provider) if spec.base.offline else provider
 
     def unavailable_reason(self, spec: ModelSpec) -> str | None:
         """The base model's reason, when it cannot run; a pipeline needs nothing else."""

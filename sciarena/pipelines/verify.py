@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
-from sciarena.science.labelling.attribution import SUPPORTING, LexicalJudge, Pair
-from sciarena.answer.clean import cited_numbers, sentence_spans
+from sciarena.answer.citations import cited_numbers, sentence_spans
+from sciarena.answer.support import SUPPORTING, LexicalJudge, Pair
 from sciarena.core.types import Reference
 
 MIN_STATEMENT_CHARS = 50

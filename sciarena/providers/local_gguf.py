@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from sciarena.core.errors import Cancelled, ProviderError, ProviderTimeout
-from sciarena.providers.openai_compat import request_messages
 from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Usage
+from sciarena.providers.openai_compat import request_messages
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from types import MappingProxyType
 from typing import Callable, Iterator, Mapping, Sequence
 
 from sciarena.core.errors import Cancelled, ProviderError
-from sciarena.providers.offline_strategies import claim_clusters, extractive_mmr, per_paper_digest
 from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Reference
+from sciarena.providers.offline_strategies import claim_clusters, extractive_mmr, per_paper_digest
 
 Composer = Callable[[str, Sequence[Reference]], str]
 
@@ -46,22 +46,15 @@ class OfflineProvider:
         return None
 
     def compose(self, spec: ModelSpec, request: GenerationRequest) -> str:
-        """The whole answer at once (what ``stream`` sends in pieces); a pipeline's feedback and
-        refinement requests are answered by the same rules for every baseline (offline_revision.py)."""
+        """The whole answer at once (what ``stream`` sends in pieces). A pipeline's feedback and
+        refinement requests never reach a baseline: pipelines/offline_revision.py answers them."""
         composer = _COMPOSERS.get(spec.model_id)
         if composer is None:
             raise ProviderError(
                 f"Unknown offline model {spec.model_id!r}; expected one of {', '.join(OFFLINE_MODEL_IDS)}.",
                 model=spec.name,
             )
-        revision = request.revision
-        if revision is None:
-            return composer(request.question, request.references)
-        from sciarena.pipelines.offline_revision import offline_feedback, offline_refine
-
-        if revision.kind == "feedback":
-            return offline_feedback(request.question, request.references, revision.answer)
-        return offline_refine(request.question, request.references, revision)
+        return composer(request.question, request.references)
 
     def stream(self, spec: ModelSpec, request: GenerationRequest, *, timeout_s: float | None = None,
                cancel: threading.Event | None = None) -> Iterator[Delta]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Sequence
 
+from sciarena.core.types import Paper, Reference
 from sciarena.providers.offline_text import (
     NO_PAPERS,
     Analysis,
@@ -29,7 +30,6 @@ from sciarena.providers.offline_text import (
     lower_first,
     titles_only,
 )
-from sciarena.core.types import Paper, Reference
 
 MMR_LAMBDA = 0.7
 _DIGEST_FRAMES = (

@@ -10,13 +10,11 @@ new-battle, leaderboard-table, board-view, board-style, board-rating, board-csv;
 
 from __future__ import annotations
 
+import time
 from functools import partial
 
 import gradio as gr
 
-from sciarena.arena.labels.at_vote import ASKER_FIELDS
-from sciarena.arena.rules import ArenaSession
-from sciarena.wiring import Services
 from sciarena.ui import render, review_tab
 from sciarena.ui.about import (
     about_markdown,
@@ -26,7 +24,8 @@ from sciarena.ui.about import (
 )
 from sciarena.ui.handlers import ArenaHandlers, ArenaView
 from sciarena.ui.leaderboard_tab import LeaderboardTab
-from sciarena.votes.voter import CONSENT_LABEL
+from sciarena.ui.sampling_info import sampling_markdown
+from sciarena.wiring import ASKER_FIELDS, CONSENT_LABEL, ArenaSession, Services
 
 CSS = """
 /* Gradio puts elem_classes on the block and again on the Markdown inside it: one frame, on the block. */
@@ -92,7 +91,8 @@ VOTE_BUTTONS = (("vote-a", "A is better", "A"), ("vote-b", "B is better", "B"),
 
 
 def build_app(services: Services) -> gr.Blocks:
-    leaderboard = LeaderboardTab(services)
+    leaderboard = LeaderboardTab(services.board, services.pipeline_pairs(), deprecated=services.pool.deprecated,
+                                 sampling=services.sampling_report)
     with gr.Blocks(title="SciArena — literature QA arena") as demo:
         gr.Markdown("# SciArena\nAsk a question about the scientific literature. Papers are retrieved once; "
                     "two anonymous models answer from the same papers with numbered citations. "
@@ -110,10 +110,12 @@ def build_app(services: Services) -> gr.Blocks:
         with gr.Tab("About", id="about"):
             storage = gr.Markdown(elem_id="storage-status")
             gr.Markdown(about_markdown(services), elem_id="about-text")
+            sampling = gr.Markdown(elem_id="sampling-shares")  # current shares and weights: filled on load
         demo.load(None, None, [view.browser_key, view.consent], js=BROWSER_JS, api_visibility="private",
                   queue=False)
         demo.load(partial(leaderboard.refresh, board), None, board.outputs, api_visibility="private")
         demo.load(partial(storage_status, services), None, storage, api_visibility="private", queue=False)
+        demo.load(lambda: sampling_markdown(services, time.time()), None, sampling, api_visibility="private")
     return demo
 
 

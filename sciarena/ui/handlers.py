@@ -19,11 +19,10 @@ from typing import Any, Callable, Iterator
 
 import gradio as gr
 
-from sciarena.arena.rules import Arena, ArenaSession, Ballot
 from sciarena.core.errors import ProviderTimeout, SciArenaError
 from sciarena.core.types import SideResult
 from sciarena.ui import render
-from sciarena.votes.voter import Visitor
+from sciarena.wiring import Arena, ArenaSession, Ballot, Visitor
 
 Updates = dict[Any, Any]  # component → new value or gr.update(...)
 

@@ -11,13 +11,13 @@ leaderboard and SciArena-Eval import it.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from sciarena import __version__
-from sciarena.core.types import Reference, Retrieval, SideResult, Vote
+from sciarena.core.types import QuestionLabels, Reference, SideResult, Vote
 
-if TYPE_CHECKING:
-    from sciarena.arena.labels.at_vote import QuestionLabels
+# Vote shards are <data_dir>/votes/<date>/votes-<uuid>.jsonl, locally and in the votes dataset's data/.
+VOTE_GLOB = "*/votes-*.jsonl"
 
 # 2 added question_type_labeller and subject_labeller; 3 added pipeline_a/b; 4 added subject_source and
 # subject_labelled (the asker may change the field the labeller proposed)
@@ -26,6 +26,7 @@ SCHEMA_VERSION = 4
 # --- the vote vocabulary -----------------------------------------------------------------------------
 OUTCOME_A, OUTCOME_B, OUTCOME_TIE, OUTCOME_BAD = 0, 1, 2, 3
 OUTCOMES: tuple[str, ...] = ("A", "B", "tie", "bad")  # the label we write for each outcome code
+OUTCOME_NAMES = {"A": "A better", "B": "B better", "tie": "Tie", "bad": "Both bad"}  # how pages and tables say them
 
 # Normalised (stripped, lower-cased) vote labels → outcome. The released data mixes cases;
 # FastChat battle files name the winner (``winner`` ∈ model_a, model_b, tie, tie (bothbad)) and its
@@ -138,19 +139,12 @@ def citation_record(reference: Reference) -> dict[str, Any]:
     }
 
 
-def cited_references(retrieval: Retrieval, side: SideResult) -> list[Reference]:
-    """The references one answer cited, in order of first citation (its own extra ones included)."""
-    by_number = {r.number: r for r in side.references(retrieval)}
-    cited = side.answer.cited if side.answer else ()
-    return [by_number[n] for n in cited if n in by_number]
-
-
 def pipeline_json(side: SideResult) -> str | None:
     """A side's pipeline report as JSON text, or None for a single-call contestant."""
     return None if side.report is None else json.dumps(side.report.to_dict(), sort_keys=True)
 
 
-def vote_record(vote: Vote, labels: "QuestionLabels | None" = None) -> dict[str, Any]:
+def vote_record(vote: Vote, labels: QuestionLabels | None = None) -> dict[str, Any]:
     """The JSON-ready record of a vote, with every field of VOTE_FIELDS.
 
     ``labels`` are the question's labels and who gave them (the arena labels at vote time); without
@@ -167,8 +161,8 @@ def vote_record(vote: Vote, labels: "QuestionLabels | None" = None) -> dict[str,
         "modelA": battle.model_a.name,
         "modelB": battle.model_b.name,
         "vote": vote.choice,
-        "citations_a": [citation_record(r) for r in cited_references(battle.retrieval, a)],
-        "citations_b": [citation_record(r) for r in cited_references(battle.retrieval, b)],
+        "citations_a": [citation_record(r) for r in a.cited_references(battle.retrieval)],
+        "citations_b": [citation_record(r) for r in b.cited_references(battle.retrieval)],
         "question_type": (labels.question_type if labels else battle.question_type) or None,
         "subject": (labels.subject if labels else battle.subject) or None,
         "schema_version": SCHEMA_VERSION,

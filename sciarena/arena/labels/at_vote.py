@@ -14,19 +14,22 @@ choice, and a changed choice is the vote's ``subject`` with ``subject_source`` "
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sciarena.arena.labels import rules as classify
 from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
-from sciarena.arena.labels.labellers import (
-    CATEGORY,
-    DISCIPLINE,
-    OFFLINE_NAME,
-    Labeller,
-    LLMLabeller,
+from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Labeller, LLMLabeller
+from sciarena.core.types import (  # noqa: F401 (the field vocabulary, re-exported for the arena's callers)
+    ASKER_FIELDS,
+    OTHER_FIELD,
+    SOURCE_ASKER,
+    SOURCE_LABELLER,
+    SOURCE_MODEL,
+    SUBJECT_SOURCES,
+    QuestionLabels,
+    Retrieval,
 )
-from sciarena.core.types import DISCIPLINES, Retrieval
 
 if TYPE_CHECKING:
     from sciarena.providers.registry import Models
@@ -37,33 +40,6 @@ log = logging.getLogger(__name__)
 # at most 2 × this, retries included), after which the rules answer.
 LABEL_TIMEOUT_S = 5.0
 
-OTHER_FIELD = "Other"  # the asker's fifth choice: a question outside the four disciplines
-ASKER_FIELDS: tuple[str, ...] = DISCIPLINES + (OTHER_FIELD,)
-# subject_source values: who decided the recorded subject.
-SOURCE_ASKER, SOURCE_LABELLER, SOURCE_MODEL = "asker", "labeller", "model"
-SUBJECT_SOURCES = (SOURCE_ASKER, SOURCE_LABELLER, SOURCE_MODEL)
-
-
-@dataclass(frozen=True)
-class QuestionLabels:
-    question_type: str
-    question_type_labeller: str
-    subject: str  # the recorded field: the asker's when they changed it, else the labeller's ("" = none)
-    subject_labeller: str  # who gave subject_labelled
-    subject_source: str = SOURCE_LABELLER  # one of SUBJECT_SOURCES: who decided ``subject``
-    subject_labelled: str = ""  # the labeller's field, kept when the asker chose another ("" = subject)
-
-    def __post_init__(self) -> None:
-        if not self.subject_labelled:
-            object.__setattr__(self, "subject_labelled", self.subject)
-
-    def with_asker_subject(self, chosen: str | None, shown: str | None) -> QuestionLabels:
-        """These labels with the asker's field when they changed the one shown (``chosen`` != ``shown``);
-        an empty or unknown choice, or the shown field left as it was, keeps the labeller's."""
-        chosen = (chosen or "").strip()
-        if chosen not in ASKER_FIELDS or chosen == (shown or "").strip():
-            return self
-        return replace(self, subject=chosen, subject_source=SOURCE_ASKER)
 
 
 @dataclass(frozen=True)
@@ -120,7 +96,7 @@ def open_arena_labeller(name: str, models: Models, timeout_s: float = LABEL_TIME
 
     spec, provider = models.pick(name, "SCIARENA_LABEL_MODEL")
     if spec.offline:
-        from sciarena.providers.catalogue import CatalogueError
+        from sciarena.core.errors import CatalogueError
 
         raise CatalogueError(f"SCIARENA_LABEL_MODEL: {spec.name!r} is an offline answer generator, not a "
                              f"labeller; leave it empty (or {OFFLINE_NAME}) for the keyword rules.")

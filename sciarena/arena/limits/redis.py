@@ -1,6 +1,6 @@
-"""The abuse limits of ``limits.py`` kept in Redis, so that every replica of the app counts together.
+"""The abuse limits of ``rules.py`` kept in Redis, so that every replica of the app counts together.
 
-Same rules, same messages, same methods as :class:`sciarena.arena.limits.memory.Limiter`; only the store
+Same rules, same messages, same methods as :class:`memory.Limiter`; only the store
 differs. Per ``(kind, voter key)`` one sorted set of events scored by time (members unique), trimmed
 to the longest window and expiring with it; the paid battles running are one sorted set of lease
 ids scored by expiry. Each check-and-count is one Lua script, so two replicas can never both take
@@ -16,8 +16,8 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
+from sciarena.arena.limits.rules import BATTLE, BUSY_MESSAGE, VOTE, Lease, Limits, is_paid, refusal
 from sciarena.core.errors import ArenaBusy
-from sciarena.arena.limits.memory import BATTLE, BUSY_MESSAGE, VOTE, Lease, Limits, is_paid, refusal
 
 if TYPE_CHECKING:
     from sciarena.core.types import ModelSpec
@@ -59,7 +59,7 @@ return {"ok"}
 
 
 class RedisLimiter:
-    """:class:`sciarena.arena.limits.memory.Limiter`'s contract over a Redis server shared by every replica."""
+    """:class:`memory.Limiter`'s contract over a Redis server shared by every replica."""
 
     def __init__(self, limits: Limits, clock: Callable[[], float], client: Any, *,
                  prefix: str = "sciarena:limits:") -> None:

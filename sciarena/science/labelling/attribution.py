@@ -15,60 +15,39 @@ name (``offline:lexical``).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
-from sciarena.core.settings import PACKAGE_DIR
+from sciarena.answer.citations import sentence_spans  # the answer pipeline's sentence splitter (abbreviation-aware)
+from sciarena.answer.support import (  # noqa: F401 (the verdict vocabulary and the lexical judge, re-exported)
+    CONTRADICTING,
+    IRRELEVANT,
+    LEXICAL_NAME,
+    LEXICAL_THRESHOLD,
+    NUMBER_CITE,
+    SUPPORTING,
+    VERDICTS,
+    LexicalJudge,
+    Pair,
+    Verdict,
+    calibrate_threshold,
+)
 from sciarena.arena.labels.labellers import MAX_RAW_CHARS, Complete
 from sciarena.arena.labels.prompts import INVALID, parse_label
-from sciarena.answer.clean import sentence_spans  # the answer pipeline's sentence splitter (abbreviation-aware)
+from sciarena.core.settings import PACKAGE_DIR
 
-SUPPORTING, IRRELEVANT, CONTRADICTING = "supporting", "irrelevant", "contradicting"
-VERDICTS: tuple[str, ...] = (SUPPORTING, IRRELEVANT, CONTRADICTING)
 SIDES = ("a", "b")
-LEXICAL_NAME = "offline:lexical"
-
-_NUMBER_CITE = re.compile(r"\[(\d{1,4})\]")
-# What the lexical judge drops from a sentence besides "[n]": parentheses holding a year, and "Name et al."
-# (bounded runs, no nested repeats: linear in the sentence)
-_PARENS = re.compile(r"\([^()\n]{0,200}\)|[\w'’-]{1,40} et al\.?")
-_YEAR = re.compile(r"(?:19|20)\d{2}")
 
 
-def _citation_text(match: re.Match[str]) -> str:
-    text = match.group(0)
-    return " " if not text.startswith("(") or _YEAR.search(text) else text
 _UNWANTED = re.compile(r"[(),;]")
 _SPACES = re.compile(r"\s+")
 
 
 # ---------------------------------------------------------------- pairs from a vote record
-
-@dataclass(frozen=True)
-class Pair:
-    """One sentence of an answer and one passage it cites."""
-
-    sentence: str  # as written, citation markers included
-    citation: str  # how the sentence cites it: "[3]" or "Lee et al. 2021a"
-    passage: str  # the cited passage (the citation's ``content``)
-
-    @cached_property
-    def key(self) -> str:
-        """Same sentence, marker and passage → same key: one judgement serves every vote that has it."""
-        text = "\x00".join((" ".join(self.sentence.split()), self.citation, " ".join(self.passage.split())))
-        return hashlib.sha1(text.encode("utf-8")).hexdigest()[:20]
-
-    @property
-    def claim(self) -> str:
-        """The sentence without its citation markers (what the lexical judge compares)."""
-        return " ".join(_PARENS.sub(_citation_text, _NUMBER_CITE.sub(" ", self.sentence)).split())
-
 
 @dataclass(frozen=True)
 class SidePairs:
@@ -100,7 +79,7 @@ def side_pairs(answer: object, citations: object) -> SidePairs:
         return SidePairs(())
     entries = [c for c in citations if isinstance(c, Mapping)] if isinstance(citations, list) else []
     if not entries:
-        return SidePairs((), unjudgeable=sum(len(set(_NUMBER_CITE.findall(s))) for s in sentences(answer)))
+        return SidePairs((), unjudgeable=sum(len(set(NUMBER_CITE.findall(s))) for s in sentences(answer)))
     by_number: dict[int, Mapping[str, Any]] = {}
     for k, entry in enumerate(entries, start=1):
         number = entry.get("number")
@@ -111,7 +90,7 @@ def side_pairs(answer: object, citations: object) -> SidePairs:
     unjudgeable = 0
     for sentence in sentences(answer):
         cited: dict[int, tuple[str, Mapping[str, Any]]] = {}  # by entry identity: one pair per entry
-        for n in dict.fromkeys(int(x) for x in _NUMBER_CITE.findall(sentence)):
+        for n in dict.fromkeys(int(x) for x in NUMBER_CITE.findall(sentence)):
             if n in by_number:
                 cited.setdefault(id(by_number[n]), (f"[{n}]", by_number[n]))
         if len(authors):
@@ -163,17 +142,6 @@ def parse_verdict(text: object) -> str:
     return parse_label(text, VERDICTS)
 
 
-@dataclass(frozen=True)
-class Verdict:
-    value: str  # one of VERDICTS, or INVALID
-    judge: str
-    raw: str = ""
-
-    @property
-    def valid(self) -> bool:
-        return self.value in VERDICTS
-
-
 class Judge(Protocol):
     name: str
     kind: str  # "model" | "lexical"
@@ -191,108 +159,6 @@ class ModelJudge:
     def judge(self, pair: Pair) -> Verdict:
         reply = self.complete(build_messages(pair))
         return Verdict(parse_verdict(reply), self.name, reply[:MAX_RAW_CHARS] if isinstance(reply, str) else "")
-
-
-# ---------------------------------------------------------------- the offline lexical baseline
-
-# Calibrated on the train split of sciarena/data/eval/attribution_pairs.jsonl with
-# ``calibrate_threshold`` (tests/test_attribution.py recomputes it; benchmarks/bench_attribution.py
-# reports the held-out agreement).
-LEXICAL_THRESHOLD = 0.3
-
-_NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "without", "cannot", "fail", "fails", "failed",
-                        "lack", "lacks", "lacked", "absent", "none", "unchanged", "insignificant"})
-_NEGATED_SUFFIX = "n't"
-# Words that name a direction; a claim and a passage naming opposite ones disagree.
-_DIRECTIONS: Mapping[str, int] = {
-    **dict.fromkeys(("increase", "increases", "increased", "increasing", "higher", "more", "greater", "raise",
-                     "raises", "raised", "improve", "improves", "improved", "rise", "rises", "rose", "enhance",
-                     "enhances", "enhanced", "larger", "faster", "gain", "gains", "up", "upregulated",
-                     "promotes", "boosts", "accelerates", "outperforms", "better"), 1),
-    **dict.fromkeys(("decrease", "decreases", "decreased", "decreasing", "lower", "less", "fewer", "reduce",
-                     "reduces", "reduced", "reduction", "worsen", "worsens", "worsened", "fall", "falls", "fell",
-                     "decline", "declines", "declined", "smaller", "slower", "loss", "down", "downregulated",
-                     "inhibits", "suppresses", "slows", "underperforms", "worse"), -1),
-}
-_WORD = re.compile(r"[\w'’-]+")
-
-
-def _stemmer() -> Any:
-    import Stemmer
-
-    return Stemmer.Stemmer("english")
-
-
-def _polarity(words: Sequence[str]) -> tuple[bool, int]:
-    negated = sum(w in _NEGATIONS or w.endswith(_NEGATED_SUFFIX) for w in words) % 2 == 1
-    direction = sum(_DIRECTIONS.get(w, 0) for w in words)
-    return negated, (direction > 0) - (direction < 0)
-
-
-@dataclass(frozen=True)
-class LexicalJudge:
-    """Supporting when at least ``threshold`` of the claim's content stems occur in the passage;
-    contradicting when they do but the two disagree in negation or in direction words; else irrelevant."""
-
-    threshold: float = LEXICAL_THRESHOLD
-    kind: str = "lexical"
-
-    @property
-    def name(self) -> str:
-        """Recorded with each verdict: another threshold is another judge, so a rerun does not reuse its verdicts."""
-        return f"{LEXICAL_NAME}@{self.threshold:g}"
-
-    @cached_property
-    def _stem(self) -> Any:
-        return _stemmer()
-
-    def stems(self, text: str) -> frozenset[str]:
-        """The content stems the overlap compares (numbers left out); computed once per text by callers
-        that compare one passage with many claims."""
-        from sciarena.retrieval.rerank import tokenize
-
-        return frozenset(w for w in tokenize(text, self._stem) if not w.isdigit())
-
-    def overlap(self, claim: str, passage: str | frozenset[str]) -> float:
-        """Share of the claim's content stems found in the passage (its text, or its ``stems``)."""
-        wanted = self.stems(claim)
-        if not wanted:
-            return 0.0
-        found = passage if isinstance(passage, frozenset) else self.stems(passage)
-        return len(wanted & found) / len(wanted)
-
-    def conflict(self, claim: str, passage: str) -> bool:
-        """Whether the polarity cues of the two disagree (negation, or opposite direction words)."""
-        (neg_c, dir_c) = _polarity(_WORD.findall(claim.casefold()))
-        (neg_p, dir_p) = _polarity(_WORD.findall(passage.casefold()))
-        return neg_c != neg_p or (dir_c * dir_p < 0)
-
-    def scores(self, pair: Pair) -> tuple[float, bool]:
-        """(overlap, whether the polarity cues conflict)."""
-        return self.overlap(pair.claim, pair.passage), self.conflict(pair.claim, pair.passage)
-
-    def decide(self, overlap: float, conflict: bool) -> str:
-        if overlap < self.threshold:
-            return IRRELEVANT
-        return CONTRADICTING if conflict else SUPPORTING
-
-    def judge(self, pair: Pair) -> Verdict:
-        return Verdict(self.decide(*self.scores(pair)), self.name)
-
-
-def calibrate_threshold(scored: Sequence[tuple[float, bool, str]],
-                        grid: Sequence[float] = tuple(k / 40 for k in range(1, 40))) -> float:
-    """The grid threshold with the most correct verdicts on (overlap, conflict, gold) triples; the
-    lowest of equally good ones (ties are common on a small set, and the order makes it reproducible)."""
-    if not scored:
-        raise ValueError("no labelled pairs to calibrate on")
-    best, best_correct = grid[0], -1
-    for threshold in grid:
-        judge = LexicalJudge(threshold=threshold)
-        correct = sum(judge.decide(o, c) == gold for o, c, gold in scored)
-        if correct > best_correct:
-            best, best_correct = threshold, correct
-    return best
 
 
 # ---------------------------------------------------------------- per-side counts
@@ -342,7 +208,7 @@ def load_labelled_pairs(path: str | Path = PAIRS_FILE) -> list[LabelledPair]:
             continue
         record = json.loads(line)
         sentence = record["sentence"]
-        marker = _NUMBER_CITE.search(sentence)
+        marker = NUMBER_CITE.search(sentence)
         item = LabelledPair(id=record["id"], pair=Pair(sentence, marker.group(0) if marker else "", record["passage"]),
                             label=record["label"], discipline=record.get("discipline", ""), split=record["split"])
         if item.label not in VERDICTS or item.split not in PAIR_SPLITS:

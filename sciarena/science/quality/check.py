@@ -13,10 +13,10 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from sciarena.votes.schema import VOTE_LABELS
 from sciarena.science.quality.anomaly import a5_test
 from sciarena.science.quality.directional import consensus_test, holm, position_test
 from sciarena.science.quality.report import DEFAULT_ALPHA, QualityReport, TestResult, VoterReport
+from sciarena.votes.schema import VOTE_LABELS
 
 A5, POSITION, CONSENSUS = "a5_fisher", "position", "consensus"
 TESTS: tuple[str, ...] = (A5, POSITION, CONSENSUS)

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sciarena.arena.labels.at_vote import SOURCE_ASKER
 from sciarena.arena.labels.discipline_text import MEASURED_ACCURACY, NAME
+from sciarena.core.types import SOURCE_ASKER
 
 
 @dataclass(frozen=True)

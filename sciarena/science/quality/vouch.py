@@ -1,0 +1,66 @@
+"""Vouching: which votes count on the default board, as a filter step over a board's vote table.
+
+The quality check (``check.check_votes``: the paper's A.5 plus the position and consensus tests, Holm
+at ``alpha``) runs on every vote of the table, in the order votes were cast (timestamps; untimed votes
+last), redacted ones too: they say as much about a voter. Flagged voters' votes and battles whose
+answers were redacted for naming a model are left out unless included; votes without a voter id are
+history for the check and are kept. The board never imports this module: the CLI and the wiring
+choose to apply it (``board.table.leave_out`` does the removal and records the counts).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Iterable
+
+import numpy as np
+
+from sciarena.board.table import Exclusions, VoteTable, leave_out, read_table
+from sciarena.science.quality.check import VoteArrays, check_votes
+from sciarena.science.quality.report import DEFAULT_ALPHA
+
+
+def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted: bool = False,
+            alpha: float | None = None, seed: int = 0) -> VoteTable:
+    """The votes that count: without flagged voters' votes and redacted battles unless included.
+
+    The quality check (``sciarena.science.quality.check_votes``: A.5 plus the position and consensus
+    tests, Holm at ``alpha``) runs on every vote of the table, in the order votes were cast
+    (timestamps; untimed votes last), redacted ones too: they say as much about a voter. Votes
+    without a voter id are history for the check and are kept. The result carries
+    :class:`Exclusions`; raises LeaderboardInputError when nothing is left."""
+    alpha = DEFAULT_ALPHA if alpha is None else alpha
+    n = table.n_votes
+    voter = table.voter if table.voter is not None else np.full(n, -1, dtype=np.int32)
+    flagged = np.zeros(n, dtype=bool)
+    n_flagged = checked = 0
+    if (voter >= 0).any():
+        stamps = np.where(np.isnan(table.timestamp), np.inf, table.timestamp)
+        order = np.argsort(stamps, kind="stable")  # stable: file order among equal times
+        arrays = VoteArrays(table.models, table.voters, voter[order].astype(np.int64),
+                            table.a[order].astype(np.int64), table.b[order].astype(np.int64),
+                            table.outcome[order].astype(np.int64))
+        report = check_votes(arrays, alpha=alpha, seed=seed)
+        checked = len(report.voters)
+        codes = {name: k for k, name in enumerate(table.voters)}
+        bad = np.array([codes[v] for v in report.flagged], dtype=np.int64)
+        n_flagged = len(bad)
+        if n_flagged:
+            flagged = np.isin(voter, bad)
+    redacted = table.redacted if table.redacted is not None else np.zeros(n, dtype=bool)
+    drop = (flagged & (not include_flagged)) | (redacted & (not include_redacted))
+    excluded = Exclusions(
+        flagged_voters=n_flagged, flagged_votes=int(flagged.sum()), redacted_votes=int(redacted.sum()),
+        left_out=int(drop.sum()), checked_voters=checked, unchecked_votes=int((voter < 0).sum()),
+        include_flagged=include_flagged, include_redacted=include_redacted, alpha=alpha, seed=seed)
+    return leave_out(table, drop, excluded)
+
+
+def load_votes(sources: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], cache: bool = True, *,
+               strict: bool = True, texts: bool = False, token: str | None = None,
+               cache_dir: str | os.PathLike[str] | None = None, include_flagged: bool = False,
+               include_redacted: bool = False) -> VoteTable:
+    """The votes that count of files, folders and/or Hub dataset ids: ``read_table`` then :func:`vouched`
+    (``table.excluded`` says what was left out)."""
+    table = read_table(sources, cache, strict=strict, texts=texts, token=token, cache_dir=cache_dir)
+    return vouched(table, include_flagged=include_flagged, include_redacted=include_redacted)
