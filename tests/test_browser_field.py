@@ -15,9 +15,9 @@ import pytest
 from arena_server import running_arena
 from browser_support import ARTIFACTS, chromium
 
-from sciarena.board import load_votes
 from sciarena.board.board import view_choices
 from sciarena.science.labelling.gold import load_labelled_questions
+from sciarena.science.quality.vouch import load_votes
 
 pytestmark = pytest.mark.browser
 
