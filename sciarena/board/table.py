@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from sciarena.core.errors import LeaderboardInputError
-from sciarena.votes.read.columns import read_columns
+from sciarena.votes.read import read_columns
 from sciarena.votes.read.parse import records_to_raw
 from sciarena.votes.read.raw import FEATURES, RawColumns, usable_votes
 from sciarena.votes.schema import OUTCOME_BAD

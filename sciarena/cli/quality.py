@@ -18,7 +18,7 @@ from sciarena.core.errors import SciArenaError
 from sciarena.science.quality.campaign import detect_campaigns
 from sciarena.science.quality.check import DEFAULT_ALPHA, NO_VOTER_IDS, arrays_from_records, check_votes
 from sciarena.science.quality.report import format_table, to_json
-from sciarena.votes.read.records import load
+from sciarena.votes.read import load
 
 DESCRIPTION = ("Check every voter with the paper's anomaly test (A.5) plus position-bias and "
                "consensus tests (Holm-corrected); list who is flagged and why, and any campaign of new "

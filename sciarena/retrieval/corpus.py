@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from sciarena.core.settings import DEMO_CORPUS_DIR
 from sciarena.core.errors import RetrievalError
+from sciarena.core.settings import DEMO_CORPUS_DIR
 from sciarena.core.text import scrub_value
 from sciarena.core.types import Paper
 

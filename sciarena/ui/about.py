@@ -5,8 +5,8 @@ really go (this machine only, or a Hub dataset) and who the contestants really a
 
 from __future__ import annotations
 
-from sciarena.wiring import Services
 from sciarena.ui.render import escape
+from sciarena.wiring import Services
 
 HOW_IT_WORKS = """
 ## How it works
@@ -89,10 +89,8 @@ def pool_markdown(services: Services) -> str:
 
 def storage_status(services: Services) -> str:
     """Where votes go now, and how the last push to the Hub went (refreshed on page load)."""
-    from sciarena.votes.store.hub import local_only_status
-
     if services.hub_sync is None:
-        return f"**Vote storage:** {escape(local_only_status())}"
+        return f"**Vote storage:** {escape(services.local_only_status())}"
     repo = escape(services.settings.votes_repo or "")
     return f"**Vote storage:** dataset `{repo}` — {escape(services.hub_sync.status())}"
 

@@ -2,7 +2,7 @@
 
 Stable hooks (scripted clients and browser tests rely on them):
 element ids question, send, answer-a, answer-b, references-a, references-b, vote-a, vote-b, vote-tie,
-vote-bad, reason, consent, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
+vote-bad, vote-field, reason, consent, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
 new-battle, leaderboard-table, board-view, board-style, board-rating, board-csv; API endpoints /battle,
 /vote and /leaderboard (the CLI's ``--format json``, registered by the Leaderboard tab); the browser's local-storage key
 ``sciarena-browser-key`` and session-storage key ``sciarena-consent``.
@@ -10,12 +10,11 @@ new-battle, leaderboard-table, board-view, board-style, board-rating, board-csv;
 
 from __future__ import annotations
 
+import time
 from functools import partial
 
 import gradio as gr
 
-from sciarena.arena.rules import ArenaSession
-from sciarena.wiring import Services
 from sciarena.ui import render, review_tab
 from sciarena.ui.about import (
     about_markdown,
@@ -25,7 +24,8 @@ from sciarena.ui.about import (
 )
 from sciarena.ui.handlers import ArenaHandlers, ArenaView
 from sciarena.ui.leaderboard_tab import LeaderboardTab
-from sciarena.votes.voter import CONSENT_LABEL
+from sciarena.ui.sampling_info import sampling_markdown
+from sciarena.wiring import ASKER_FIELDS, CONSENT_LABEL, ArenaSession, Services
 
 CSS = """
 /* Gradio puts elem_classes on the block and again on the Markdown inside it: one frame, on the block. */
@@ -49,10 +49,14 @@ CSS = """
 #vote-bar .vote-buttons { flex-wrap: wrap; gap: 0.4rem; }
 #vote-bar .vote-buttons button { flex: 1 1 8rem; min-width: 0 !important; }
 @media (max-width: 640px) { #vote-bar .vote-buttons button { flex-basis: 40%; padding: 0.4rem; } }
+/* The field choice is a small line, not a second form: compact pills that wrap on a phone. */
+#vote-field { padding: 0.2rem 0.4rem; }
+#vote-field .wrap { gap: 0.25rem 0.4rem; }
+#vote-field label { padding: 0.15rem 0.5rem; font-size: 0.85rem; }
 /* Once the names are revealed the consent box and the (closed) buttons have done their work; on a phone
    they would keep a long reveal (a pipeline's summary) covering most of the screen, so they step aside
    until the next battle blanks the reveal. */
-@media (max-width: 640px) { #vote-bar:has(#model-names li) :is(.consent-row, .vote-buttons) { display: none; } }
+@media (max-width: 640px) { #vote-bar:has(#model-names li) :is(.consent-row, .vote-buttons, #vote-field) { display: none; } }
 """
 
 # Runs once per page load, in the browser (demo.load(js=...)): the lasting voter key — 128 random bits
@@ -87,7 +91,8 @@ VOTE_BUTTONS = (("vote-a", "A is better", "A"), ("vote-b", "B is better", "B"),
 
 
 def build_app(services: Services) -> gr.Blocks:
-    leaderboard = LeaderboardTab(services)
+    leaderboard = LeaderboardTab(services.board, services.pipeline_pairs(), deprecated=services.pool.deprecated,
+                                 sampling=services.sampling_report)
     with gr.Blocks(title="SciArena — literature QA arena") as demo:
         gr.Markdown("# SciArena\nAsk a question about the scientific literature. Papers are retrieved once; "
                     "two anonymous models answer from the same papers with numbered citations. "
@@ -105,10 +110,12 @@ def build_app(services: Services) -> gr.Blocks:
         with gr.Tab("About", id="about"):
             storage = gr.Markdown(elem_id="storage-status")
             gr.Markdown(about_markdown(services), elem_id="about-text")
+            sampling = gr.Markdown(elem_id="sampling-shares")  # current shares and weights: filled on load
         demo.load(None, None, [view.browser_key, view.consent], js=BROWSER_JS, api_visibility="private",
                   queue=False)
         demo.load(partial(leaderboard.refresh, board), None, board.outputs, api_visibility="private")
         demo.load(partial(storage_status, services), None, storage, api_visibility="private", queue=False)
+        demo.load(lambda: sampling_markdown(services, time.time()), None, sampling, api_visibility="private")
     return demo
 
 
@@ -163,6 +170,11 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") ->
                 consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3, min_width=200)
                 with gr.Column(scale=1, min_width=130), gr.Accordion("Read the terms", open=False, elem_id="terms"):
                     gr.Markdown(terms or "See the About tab.")
+            # The labeller's guess at the question's field, filled when both answers are complete; the per-
+            # discipline boards use the asker's choice when they change it (schema: subject_source "asker").
+            subject_field = gr.Radio(choices=list(ASKER_FIELDS), value=None, interactive=False,
+                                     label="Field of your question (change it if it is wrong)",
+                                     elem_id="vote-field", elem_classes="field-choice")
             with gr.Row(elem_classes="vote-buttons"):
                 buttons = tuple(gr.Button(label, elem_id=eid, interactive=False, min_width=0)
                                 for eid, label, _ in VOTE_BUTTONS)
@@ -174,7 +186,7 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") ->
                      answer_b=answer_b, refs_a=refs_a, refs_b=refs_b, consent=consent, vote_buttons=buttons,
                      reason=reason, model_names=model_names, choice=choice, api_question=api_question,
                      question_error=question_error, vote_error=vote_error, browser_key=browser_key,
-                     session=session, turn=turn)
+                     session=session, turn=turn, subject_field=subject_field)
 
 
 def wire_arena(handlers: ArenaHandlers) -> None:
@@ -198,7 +210,7 @@ def wire_arena(handlers: ArenaHandlers) -> None:
     for button, (_, _, value) in zip(v.vote_buttons, VOTE_BUTTONS):
         # The reveal and the closed controls arrive in one update: no moment where the
         # names are shown and voting still looks open.
-        button.click(handlers.vote_button(value), [v.reason, v.consent, v.session, v.browser_key],
+        button.click(handlers.vote_button(value), [v.reason, v.consent, v.session, v.browser_key, v.subject_field],
                      v.page_vote_outputs, api_visibility="private")
     v.consent.input(None, [v.consent], None, js=REMEMBER_CONSENT_JS, api_visibility="private", queue=False)
     v.choice.submit(handlers.vote_api, [v.choice, v.reason, v.consent, v.session], v.vote_outputs, api_name="vote")

@@ -19,11 +19,10 @@ from typing import Any, Callable, Iterator
 
 import gradio as gr
 
-from sciarena.arena.rules import Arena, ArenaSession, Ballot
 from sciarena.core.errors import ProviderTimeout, SciArenaError
 from sciarena.core.types import SideResult
 from sciarena.ui import render
-from sciarena.votes.voter import Visitor, client_address
+from sciarena.wiring import Arena, ArenaSession, Ballot, Visitor, client_address
 
 Updates = dict[Any, Any]  # component → new value or gr.update(...)
 
@@ -51,6 +50,7 @@ class ArenaView:
     browser_key: gr.Textbox  # hidden: the random key this browser keeps in local storage (app.BROWSER_JS)
     session: gr.State  # ArenaSession
     turn: gr.State  # int: written only by Send and New battle (see ArenaHandlers)
+    subject_field: gr.Radio  # the question's field, proposed by the labeller, which the asker may change
 
     @property
     def battle_outputs(self) -> list[Any]:
@@ -65,7 +65,7 @@ class ArenaView:
     @property
     def controls(self) -> list[Any]:
         """The widgets that are open only while the current battle can be voted on."""
-        return [*self.vote_buttons, self.reason]
+        return [*self.vote_buttons, self.reason, self.subject_field]
 
     @property
     def screen(self) -> list[Any]:
@@ -166,14 +166,19 @@ class ArenaHandlers:
         be voted on; blank the screen if the session holds nothing current (a refusal's message stays)."""
         if session is None or session.battle is None or session.turn != (turn or 0):
             return self._blank(ArenaSession(turn=turn or 0))
-        return self.open_controls(session)
+        if not session.open_for_vote:
+            return self.open_controls(session)
+        proposed = self.arena.suggest_subject(session)  # the labeller's field, shown as the choice's value
+        return {**self.open_controls(proposed), self.view.session: proposed,
+                self.view.subject_field: gr.update(value=proposed.suggested_subject or None, interactive=True)}
 
     def _blank(self, session: ArenaSession) -> Updates:
         v = self.view
         blank = {component: "" for component in (v.answer_a, v.answer_b, v.refs_a, v.refs_b, v.status,
                                                  v.model_names)}
         closed = {button: gr.update(interactive=False) for button in v.vote_buttons}
-        return {**blank, **closed, v.reason: gr.update(value="", interactive=False), v.session: session}
+        return {**blank, **closed, v.reason: gr.update(value="", interactive=False),
+                v.subject_field: gr.update(value=None, interactive=False), v.session: session}
 
     def _no_messages(self) -> Updates:
         return {self.view.question_error: "", self.view.vote_error: ""}
@@ -185,19 +190,21 @@ class ArenaHandlers:
 
     def vote(self, choice: str, reason: str | None, consent: bool | None, session: ArenaSession | None,
              request: gr.Request | None = None, profile: gr.OAuthProfile | None = None,
-             browser_key: str | None = None) -> Updates:
+             browser_key: str | None = None, subject: str | None = None) -> Updates:
         """Record the vote durably, then reveal the names and close voting, in one update; a refused
         vote raises gr.Error."""
         try:
-            return self._vote(choice, reason, consent, session, request, profile, browser_key)
+            return self._vote(choice, reason, consent, session, request, profile, browser_key, subject)
         except SciArenaError as err:
             raise gr.Error(str(err), print_exception=False) from None
 
     def _vote(self, choice: str, reason: str | None, consent: bool | None, session: ArenaSession | None,
-              request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None) -> Updates:
+              request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None,
+              subject: str | None = None) -> Updates:
         who = visitor(request, profile, browser_key, self._hops)
         ballot = Ballot(choice=choice, reason=reason, consent=consent, username=who.username,
-                        session_hash=who.session_hash, browser_key=who.browser_key, address=who.address)
+                        session_hash=who.session_hash, browser_key=who.browser_key, address=who.address,
+                        subject=subject)
         voted = self.arena.vote(session, ballot)
         assert voted.vote is not None and voted.battle is not None
         return {self.view.model_names: render.reveal_markdown(voted.battle, voted.vote.choice),
@@ -209,9 +216,10 @@ class ArenaHandlers:
         which a functools.partial hides)."""
         # Named apart from "vote": Gradio derives endpoint names from function names, even private ones.
         def vote_by_button(reason: str | None, consent: bool | None, session: ArenaSession | None,
-                           browser_key: str | None, request: gr.Request, profile: gr.OAuthProfile | None) -> Updates:
+                           browser_key: str | None, subject: str | None, request: gr.Request,
+                           profile: gr.OAuthProfile | None) -> Updates:
             try:
-                updates = self._vote(choice, reason, consent, session, request, profile, browser_key)
+                updates = self._vote(choice, reason, consent, session, request, profile, browser_key, subject)
             except SciArenaError as err:
                 return {self.view.vote_error: message_markdown(str(err))}
             return {**updates, self.view.vote_error: ""}
