@@ -40,12 +40,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from sciarena.core.types import Passage  # noqa: E402
 from sciarena.retrieval.corpus import demo_corpus_files, read_corpus  # noqa: E402
 from sciarena.retrieval.grouping import group_passages  # noqa: E402
 from sciarena.retrieval.local import CAPPED_OVERFETCH, LocalIndex, LocalRetriever, load_demo_index  # noqa: E402
 from sciarena.retrieval.quality import LabelledQuery, Quality, evaluate, load_queries, recall_at_k  # noqa: E402
 from sciarena.retrieval.relevance import BM25_FLOOR, DENSE_FLOOR, NO_FLOOR, RelevanceFloor  # noqa: E402
-from sciarena.core.types import Passage  # noqa: E402
 
 TOP_K = 30
 Search = Callable[[str, int], list[Passage]]

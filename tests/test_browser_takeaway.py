@@ -13,7 +13,6 @@ from pathlib import Path
 import bibtexparser
 import pytest
 import rispy
-
 from arena_server import running_arena
 from browser_support import ARTIFACTS, chromium
 from test_bibliography import strict_ris

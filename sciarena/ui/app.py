@@ -2,7 +2,7 @@
 
 Stable hooks (scripted clients and browser tests rely on them):
 element ids question, send, answer-a, answer-b, references-a, references-b, vote-a, vote-b, vote-tie,
-vote-bad, reason, consent, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
+vote-bad, vote-field, reason, consent, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
 new-battle, leaderboard-table, board-view, board-style, board-rating, board-csv; after the vote (ui/takeaway.py)
 share, share-reason, takeaway-a/b, stats-a/b, copy-a/b, download-bib-a/b, download-ris-a/b, battle-link; a
 battle's own view (ui/battle_view.py, ``?battle=<id>``) battle-view, battle-view-head, view-answer-a/b,
@@ -13,12 +13,11 @@ view-references-a/b, and the my-battles panel with my-battles-list; API endpoint
 
 from __future__ import annotations
 
+import time
 from functools import partial
 
 import gradio as gr
 
-from sciarena.arena.rules import ArenaSession
-from sciarena.wiring import Services
 from sciarena.ui import battle_view, render, review_tab, takeaway
 from sciarena.ui.about import (
     about_markdown,
@@ -28,8 +27,8 @@ from sciarena.ui.about import (
 )
 from sciarena.ui.handlers import ArenaHandlers, ArenaView
 from sciarena.ui.leaderboard_tab import LeaderboardTab
-from sciarena.votes.read.battles import BattleArchive
-from sciarena.votes.voter import CONSENT_LABEL
+from sciarena.ui.sampling_info import sampling_markdown
+from sciarena.wiring import ASKER_FIELDS, CONSENT_LABEL, ArenaSession, BattleArchive, Services
 
 CSS = """
 /* Gradio puts elem_classes on the block and again on the Markdown inside it: one frame, on the block. */
@@ -53,10 +52,14 @@ CSS = """
 #vote-bar .vote-buttons { flex-wrap: wrap; gap: 0.4rem; }
 #vote-bar .vote-buttons button { flex: 1 1 8rem; min-width: 0 !important; }
 @media (max-width: 640px) { #vote-bar .vote-buttons button { flex-basis: 40%; padding: 0.4rem; } }
+/* The field choice is a small line, not a second form: compact pills that wrap on a phone. */
+#vote-field { padding: 0.2rem 0.4rem; }
+#vote-field .wrap { gap: 0.25rem 0.4rem; }
+#vote-field label { padding: 0.15rem 0.5rem; font-size: 0.85rem; }
 /* Once the names are revealed the consent box and the (closed) buttons have done their work; on a phone
    they would keep a long reveal (a pipeline's summary) covering most of the screen, so they step aside
    until the next battle blanks the reveal. */
-@media (max-width: 640px) { #vote-bar:has(#model-names li) :is(.consent-row, .vote-buttons) { display: none; } }
+@media (max-width: 640px) { #vote-bar:has(#model-names li) :is(.consent-row, .vote-buttons, #vote-field) { display: none; } }
 """
 
 # Runs once per page load, in the browser (demo.load(js=...)): the lasting voter key — 128 random bits
@@ -91,7 +94,8 @@ VOTE_BUTTONS = (("vote-a", "A is better", "A"), ("vote-b", "B is better", "B"),
 
 
 def build_app(services: Services) -> gr.Blocks:
-    leaderboard = LeaderboardTab(services)
+    leaderboard = LeaderboardTab(services.board, services.pipeline_pairs(), deprecated=services.pool.deprecated,
+                                 sampling=services.sampling_report)
     with gr.Blocks(title="SciArena — literature QA arena") as demo:
         gr.Markdown("# SciArena\nAsk a question about the scientific literature. Papers are retrieved once; "
                     "two anonymous models answer from the same papers with numbered citations. "
@@ -111,12 +115,14 @@ def build_app(services: Services) -> gr.Blocks:
         with gr.Tab("About", id="about"):
             storage = gr.Markdown(elem_id="storage-status")
             gr.Markdown(about_markdown(services), elem_id="about-text")
+            sampling = gr.Markdown(elem_id="sampling-shares")  # current shares and weights: filled on load
         demo.load(None, None, [view.browser_key, view.consent], js=BROWSER_JS, api_visibility="private",
                   queue=False)
         demo.load(partial(leaderboard.refresh, board), None, board.outputs, api_visibility="private")
         demo.load(partial(storage_status, services), None, storage, api_visibility="private", queue=False)
         battle_view.wire(demo, shared_view, mine, view.model_names, BattleArchive(services.votes.files),
                          services.settings.id_salt)
+        demo.load(lambda: sampling_markdown(services, time.time()), None, sampling, api_visibility="private")
     return demo
 
 
@@ -175,6 +181,11 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") ->
                 consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3, min_width=200)
                 with gr.Column(scale=1, min_width=130), gr.Accordion("Read the terms", open=False, elem_id="terms"):
                     gr.Markdown(terms or "See the About tab.")
+            # The labeller's guess at the question's field, filled when both answers are complete; the per-
+            # discipline boards use the asker's choice when they change it (schema: subject_source "asker").
+            subject_field = gr.Radio(choices=list(ASKER_FIELDS), value=None, interactive=False,
+                                     label="Field of your question (change it if it is wrong)",
+                                     elem_id="vote-field", elem_classes="field-choice")
             with gr.Row(elem_classes="vote-buttons"):
                 buttons = tuple(gr.Button(label, elem_id=eid, interactive=False, min_width=0)
                                 for eid, label, _ in VOTE_BUTTONS)
@@ -186,7 +197,7 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") ->
                      answer_b=answer_b, refs_a=refs_a, refs_b=refs_b, consent=consent, vote_buttons=buttons,
                      reason=reason, model_names=model_names, choice=choice, api_question=api_question,
                      question_error=question_error, vote_error=vote_error, browser_key=browser_key,
-                     session=session, turn=turn, takeaway=taken)
+                     session=session, turn=turn, subject_field=subject_field, takeaway=taken)
 
 
 def wire_arena(handlers: ArenaHandlers) -> None:
@@ -210,7 +221,8 @@ def wire_arena(handlers: ArenaHandlers) -> None:
     for button, (_, _, value) in zip(v.vote_buttons, VOTE_BUTTONS):
         # The reveal and the closed controls arrive in one update: no moment where the
         # names are shown and voting still looks open.
-        button.click(handlers.vote_button(value), [v.reason, v.consent, v.session, v.browser_key, *v.share_inputs],
+        button.click(handlers.vote_button(value), [v.reason, v.consent, v.session, v.browser_key, v.subject_field,
+                                                  *v.share_inputs],
                      v.page_vote_outputs, api_visibility="private")
     v.consent.input(None, [v.consent], None, js=REMEMBER_CONSENT_JS, api_visibility="private", queue=False)
     if v.takeaway is not None:

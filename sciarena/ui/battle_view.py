@@ -23,8 +23,7 @@ import gradio as gr
 from sciarena.core.types import CHOICES
 from sciarena.ui import render
 from sciarena.ui.takeaway import download_links, references_from_citations, side_export
-from sciarena.votes.read.battles import BattleArchive
-from sciarena.votes.voter import Visitor, voter_id
+from sciarena.wiring import BattleArchive, Visitor, voter_id
 
 NOT_FOUND = "**Battle not found.** The link may be mistyped, or its voter did not share this battle."
 VOTE_WORDS = {"A": "Model A was preferred", "B": "Model B was preferred", "tie": "A tie",

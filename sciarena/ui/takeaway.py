@@ -20,10 +20,8 @@ from typing import Any, Mapping, Sequence
 
 import gradio as gr
 
-from sciarena.arena.rules import ArenaSession
 from sciarena.core.types import Paper, Passage, Reference
-from sciarena.retrieval.bibliography import bibtex, papers_of, ris
-from sciarena.votes.schema import cited_references
+from sciarena.wiring import ArenaSession, bibtex, papers_of, ris
 
 # One key per vote button (app.VOTE_BUTTONS' ids): shown on the button by CSS, pressed by SHORTCUT_JS.
 SHORTCUTS = (("vote-a", "a"), ("vote-b", "b"), ("vote-tie", "t"), ("vote-bad", "x"))
@@ -265,7 +263,7 @@ def show(view: TakeawayView, session: ArenaSession | None) -> dict[Any, Any]:
                    "input_tokens": side.usage.input_tokens, "output_tokens": side.usage.output_tokens,
                    "cost_usd": side.cost_usd, "offline": spec.offline}
         export = side_export(battle.battle_id, battle.question, letter, spec.name, side.answer.text,
-                             cited_references(battle.retrieval, side), figures)
+                             side.cited_references(battle.retrieval), figures)
         updates |= {panel.box: gr.update(visible=True), panel.stats: export.stats, panel.markdown: export.markdown,
                     panel.files: download_links(export, battle.battle_id)}
     updates[view.link] = share_markdown(battle.battle_id, vote.shared)
