@@ -43,7 +43,7 @@ def voted(scripted, make_arena):
         updates = list(handlers.battle_in_page(QUESTION, cleared[view.session], cleared[view.turn], key, request,
                                                None))
         session = updates[-1][view.session]
-        shown = handlers.vote_button(choice)(reason, True, session, key, request, None, shared, shared_reason)
+        shown = handlers.vote_button(choice)(reason, True, session, key, None, request, None, shared, shared_reason)
         assert shown[view.vote_error] == "", shown[view.vote_error]
         return shown[view.session]
 
