@@ -59,8 +59,8 @@ def report(title: str, items: Sequence[LabelledPair], predicted: Sequence[str]) 
 
 def closest_sentence_verdict(judge: LexicalJudge, item: LabelledPair) -> str:
     """The verdict of the pipeline's citation check (sciarena/pipelines/verify.py) on one pair."""
-    from sciarena.pipelines.verify import CitationVerifier
     from sciarena.core.types import Paper, Passage, Reference
+    from sciarena.pipelines.verify import CitationVerifier
 
     paper = Paper(paper_id=item.id, title="")
     reference = Reference(1, paper, (Passage(f"{item.id}#0", paper, item.pair.passage),))
@@ -130,9 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         offline_answer_verdicts(judge, args.offline_answers)
 
     if args.judge:
-        from sciarena.core.settings import Settings
-        from sciarena.core.errors import SciArenaError
         from sciarena.cli.label_attribution import resolve_judge
+        from sciarena.core.errors import SciArenaError
+        from sciarena.core.settings import Settings
 
         model = resolve_judge(args.judge, Settings.from_env()).judge
         print(f"\nasking {model.name} for {len(items)} verdicts …", flush=True)

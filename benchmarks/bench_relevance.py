@@ -40,14 +40,18 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from sciarena.core.types import Passage  # noqa: E402
 from sciarena.retrieval.corpus import demo_corpus_files, read_corpus  # noqa: E402
 from sciarena.retrieval.grouping import group_passages  # noqa: E402
 from sciarena.retrieval.local import CAPPED_OVERFETCH, LocalIndex, LocalRetriever, load_demo_index  # noqa: E402
 from sciarena.retrieval.quality import LabelledQuery, Quality, evaluate, load_queries, recall_at_k  # noqa: E402
 from sciarena.retrieval.relevance import (  # noqa: E402
-    BM25_FLOOR, BM25_SCORE_FLOOR, DENSE_FLOOR, NO_FLOOR, RelevanceFloor,
+    BM25_FLOOR,
+    BM25_SCORE_FLOOR,
+    DENSE_FLOOR,
+    NO_FLOOR,
+    RelevanceFloor,
 )
-from sciarena.core.types import Passage  # noqa: E402
 
 TOP_K = 30
 Search = Callable[[str, int], list[Passage]]

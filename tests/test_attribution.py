@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from sciarena.arena.labels.prompts import INVALID
 from sciarena.science.labelling.attribution import (
     CONTRADICTING,
     IRRELEVANT,
@@ -27,7 +28,6 @@ from sciarena.science.labelling.attribution import (
     side_verdicts,
 )
 from sciarena.science.labelling.metrics import confusion
-from sciarena.arena.labels.prompts import INVALID
 from sciarena.votes.read.fields import NUMERIC_SOURCES
 
 OURS = [

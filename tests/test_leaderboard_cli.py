@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from sciarena.board import compute_leaderboard, to_dict
-from sciarena.science.quality.vouch import load_votes
-from sciarena.cli.leaderboard import main
 from sciarena.board.synthetic import simulate, write_jsonl
+from sciarena.cli.leaderboard import main
+from sciarena.science.quality.vouch import load_votes
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = "import sys; from sciarena.cli.leaderboard import main; sys.exit(main())"
@@ -38,7 +38,7 @@ def votes(tmp_path_factory) -> Path:
 
 
 def test_json_output_shape_and_agreement_with_the_library(votes: Path):
-    proc = run_cli("--votes", str(votes), "--format", "json", "--bootstrap", "30",
+    proc = run_cli("--votes", str(votes), "--format", "json", "--bootstrap", "30", "--min-battles", "100",
                    "--by", "subject", "--by", "question_type")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
@@ -61,7 +61,8 @@ def test_table_output_and_options(votes: Path):
                    "--anchor", "model-03=1200", "--style", "length,citations")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].split()[:5] == ["Rank", "Model", "Rating", "95%", "CI"]
+    # with --style the rating column is the style-controlled one, and says so
+    assert lines[0].split()[:6] == ["Rank", "Model", "SC", "rating", "(bootstrap", "mean)"]
     anchor_line = next(line for line in lines if " model-03 " in f" {line} ")
     assert "1200.0" in anchor_line
     assert any(line.startswith("model-07 *") or " model-07 *" in line for line in lines)
@@ -71,6 +72,24 @@ def test_table_output_and_options(votes: Path):
     assert elo_run.returncode == 0, elo_run.stderr
     parsed = json.loads(elo_run.stdout)
     assert parsed["method"] == "elo" and parsed["k"] == 8.0 and "by_subject" not in parsed["models"][0]
+
+
+def test_the_default_lists_every_model_as_the_tab_does_and_a_board_with_no_rows_is_refused(votes: Path):
+    proc = run_cli("--votes", str(votes), "--format", "json", "--bootstrap", "5")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["min_battles"] == 0 and out["hidden_models"] == []
+    refused = run_cli("--votes", str(votes), "--bootstrap", "5", "--min-battles", "100000")
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.strip().startswith("sciarena leaderboard: no model has at least 100000 battles")
+    assert len(refused.stderr.strip().splitlines()) == 1
+
+
+def test_every_rating_column_says_what_it_is(votes: Path):
+    proc = run_cli("--votes", str(votes), "--bootstrap", "5", "--rating", "point")
+    head, footer = proc.stdout.splitlines()[0], proc.stdout
+    assert "Rating (point)" in head and "(point)" in head.split("Battles", 1)[1]  # the discipline columns
+    assert "rating (point)" in footer and "group columns: each group's point estimate" in footer
 
 
 BAD_CASES = [

@@ -14,17 +14,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sciarena.core.errors import LeaderboardInputError
 from sciarena.board import table_from_arrays
-from sciarena.science.quality.vouch import load_votes
 from sciarena.board.synthetic import simulate, write_jsonl
 from sciarena.board.table import VoteTable
 from sciarena.board.table import vote_table as build_table
-from sciarena.votes.read.raw import NUMERIC_COLUMNS
+from sciarena.core.errors import LeaderboardInputError
+from sciarena.science.quality.vouch import load_votes
 from sciarena.votes.read.copy import cache_path
 from sciarena.votes.read.duck import read_lines
 from sciarena.votes.read.fields import timestamp_of
 from sciarena.votes.read.parse import SMALL_INPUT_BYTES, leading_keys, parse_lines, parse_lines_python
+from sciarena.votes.read.raw import NUMERIC_COLUMNS
 from sciarena.votes.schema import VOTE_FIELDS
 
 # Released-schema records as they appear in the public train.json: mixed-case votes,

@@ -10,10 +10,10 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import log_expit
 
-from sciarena.core.errors import LeaderboardInputError
 from sciarena.board import compute_leaderboard, table_from_arrays
 from sciarena.board.style import fit_style, style_matrix
 from sciarena.board.synthetic import simulate
+from sciarena.core.errors import LeaderboardInputError
 
 TRUTH = np.linspace(-150, 150, 10)
 VERBOSITY = np.array([0.8, -0.6, 0.5, -0.4, 0.0, 0.7, -0.8, 0.3, -0.2, 0.1])
@@ -224,8 +224,8 @@ def test_style_procedure_errors_and_the_cli_flag(verbose_votes, tmp_path, capsys
     for procedure in ("paper", "paper-sample"):
         with pytest.raises(LeaderboardInputError, match="decisive"):
             fit_style(only_ties, ("length",), bootstrap=0, procedure=procedure)
-    from sciarena.cli.leaderboard import main
     from sciarena.board.synthetic import write_jsonl
+    from sciarena.cli.leaderboard import main
 
     path = tmp_path / "votes.jsonl"
     write_jsonl(verbose_votes, path, stop=6000)

@@ -13,10 +13,10 @@ import uuid
 
 import pytest
 
-from sciarena.arena.rules import ArenaSession, Ballot
-from sciarena.core.errors import ArenaBusy, RateLimitedVisitor
 from sciarena.arena.limits import DAY, HOUR, Limiter, Limits
 from sciarena.arena.limits.redis import UNREACHABLE, RedisLimiter
+from sciarena.arena.rules import ArenaSession, Ballot
+from sciarena.core.errors import ArenaBusy, RateLimitedVisitor
 from sciarena.core.types import ModelSpec
 from sciarena.votes.voter import Visitor, voter_id
 

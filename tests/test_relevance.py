@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from sciarena.core.errors import RetrievalError
+from sciarena.core.types import Paper, Passage
 from sciarena.retrieval.bm25 import query_weight
 from sciarena.retrieval.corpus import demo_corpus_files, read_corpus
 from sciarena.retrieval.dense import PassageVectors
@@ -20,9 +21,13 @@ from sciarena.retrieval.quality import (
     recall_at_k,
 )
 from sciarena.retrieval.relevance import (
-    BM25_FLOOR, DENSE_FLOOR, MATCH_FLOOR, NO_FLOOR, NOTHING_RELEVANT, RelevanceFloor,
+    BM25_FLOOR,
+    DENSE_FLOOR,
+    MATCH_FLOOR,
+    NO_FLOOR,
+    NOTHING_RELEVANT,
+    RelevanceFloor,
 )
-from sciarena.core.types import Paper, Passage
 
 
 def scored(*scores: float) -> list[Passage]:

@@ -10,17 +10,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fake_hub import FakeHub, make_record
 from huggingface_hub import HfApi
 
-from fake_hub import FakeHub, make_record
-from sciarena.science.quality.vouch import load_votes
 from sciarena.board.synthetic import simulate, write_jsonl
-from sciarena.votes.read.raw import battles_per_model
+from sciarena.science.quality.vouch import load_votes
+from sciarena.votes.read import load, read_columns
 from sciarena.votes.read.copy import cache_path
-from sciarena.votes.read.records import load
 from sciarena.votes.read.duck import read_lines
 from sciarena.votes.read.parse import SMALL_INPUT_BYTES, leading_keys, parse_lines_python
-from sciarena.votes.read.columns import read_columns
+from sciarena.votes.read.raw import battles_per_model
 
 ROOT = Path(__file__).resolve().parents[1]
 

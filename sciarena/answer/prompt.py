@@ -22,7 +22,7 @@ import re
 from typing import Sequence
 
 from sciarena.core.errors import InvalidQuestion
-from sciarena.core.types import Reference
+from sciarena.core.types import GenerationRequest, Reference
 
 Message = dict[str, str]
 
@@ -108,6 +108,12 @@ def build_messages(
     """
     return _messages(GENERATION_SYSTEM_PROMPT, question, references, max_context_chars,
                      GENERATION_INSTRUCTION)
+
+
+def answer_request(question: str, references: Sequence[Reference]) -> GenerationRequest:
+    """What both contestants of a battle receive: the question, the references and the one prompt."""
+    return GenerationRequest(question=question, references=tuple(references),
+                             messages=build_messages(question, references))
 
 
 def build_postprocess_messages(

@@ -15,10 +15,19 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterator, Literal, Mapping, Union
 
-from sciarena.core.errors import Cancelled, ProviderError, ProviderTimeout, SciArenaError
 from sciarena.arena.pairing import cost_usd
-from sciarena.core.types import (Answer, Battle, GenerationRequest, ModelSpec, PipelineReport, Provider, Reference,
-                            SideResult, Usage)
+from sciarena.core.errors import Cancelled, ProviderError, ProviderTimeout, SciArenaError
+from sciarena.core.types import (
+    Answer,
+    Battle,
+    GenerationRequest,
+    ModelSpec,
+    PipelineReport,
+    Provider,
+    Reference,
+    SideResult,
+    Usage,
+)
 
 if TYPE_CHECKING:
     from sciarena.answer.editor import LLMPostprocessor
@@ -130,8 +139,8 @@ class BattleRunner:
     def _follow(self, battle: Battle, events: queue.Queue[SideEvent], start: float,
                 exempt: str) -> Iterator[Progress]:
         """Drain both sides' events into snapshots until both have ended or time is up."""
-        from sciarena.answer.redact import redact_identity
         from sciarena.answer.clean import ReasoningFilter
+        from sciarena.answer.redact import redact_identity
 
         sides = _Sides(battle, start)
         safe = {"a": "", "b": ""}  # shown, with identity words redacted

@@ -21,11 +21,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from sciarena.core.errors import LeaderboardInputError
 from sciarena.board import bradley_terry as bt
 from sciarena.board import elo
 from sciarena.board.style import STYLE_PROCEDURES, StyleResult, fit_style, fit_style_paper
 from sciarena.board.table import Exclusions, VoteTable
+from sciarena.core.errors import LeaderboardInputError
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOME_TIE
 
 PROVISIONAL_BATTLES = 100  # the paper lists only models with at least 100 votes

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sciarena.core.errors import LeaderboardInputError
 from sciarena.board.table import VoteTable
+from sciarena.core.errors import LeaderboardInputError
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, score_of_a
 
 STYLE_FEATURES: tuple[str, ...] = ("length", "citations", "supporting", "irrelevant")

@@ -11,7 +11,19 @@ import math
 import threading
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from sciarena.arena.limits.rules import BATTLE, BUSY_MESSAGE, DAY, HOUR, VOTE, Lease, Limits, is_paid, refusal
+from sciarena.arena.limits.rules import (
+    BATTLE,
+    BUSY_MESSAGE,
+    DAY,
+    HOUR,
+    VOTE,
+    Keys,
+    Lease,
+    Limits,
+    is_paid,
+    key_list,
+    refusal,
+)
 from sciarena.core.errors import ArenaBusy
 
 if TYPE_CHECKING:
@@ -57,24 +69,27 @@ class Limiter:
         for entry in [e for e, times in self._events.items() if not times or times[-1] <= now - DAY]:
             del self._events[entry]
 
-    def check_battle(self, key: str | None) -> None:
-        """Refuse early (before retrieval) a visitor already at a battle limit; records nothing."""
-        if key is None:
-            return
+    def check_battle(self, key: Keys) -> None:
+        """Refuse early (before retrieval) a visitor already at a battle limit under any of its keys;
+        records nothing."""
+        keys = key_list(key)
         with self._lock:
-            self._over(BATTLE, key, self._clock())
+            now = self._clock()
+            for k in keys:
+                self._over(BATTLE, k, now)
 
-    def start_battle(self, key: str | None, specs: Iterable["ModelSpec"]) -> Lease:
-        """Count a battle between ``specs`` for ``key`` (None: nobody to count it for) and take a slot
-        when it is paid; all or nothing, under one lock."""
+    def start_battle(self, key: Keys, specs: Iterable["ModelSpec"]) -> Lease:
+        """Count a battle between ``specs`` under every key (None: nobody to count it for) and take a
+        slot when it is paid; all or nothing, under one lock."""
+        keys = key_list(key)
         specs = tuple(specs)
         counted, paid = self.limits.counts_battle(specs), is_paid(specs)
         if not counted and not paid:
             return Lease()
         with self._lock:
             now = self._clock()
-            if counted and key is not None:
-                self._over(BATTLE, key, now)
+            for k in (keys if counted else ()):
+                self._over(BATTLE, k, now)
             number = None
             if paid and self.limits.max_paid_battles:
                 for lease, expiry in [item for item in self._running.items() if item[1] <= now]:
@@ -83,8 +98,8 @@ class Limiter:
                     raise ArenaBusy(BUSY_MESSAGE)
                 number = next(self._numbers)
                 self._running[number] = now + self.limits.lease_s
-            if counted and key is not None:
-                self._record(BATTLE, key, now)
+            for k in (keys if counted else ()):
+                self._record(BATTLE, k, now)
         return Lease(None if number is None else lambda: self._free(number))
 
     def _free(self, number: int) -> None:
@@ -102,18 +117,22 @@ class Limiter:
             now = self._clock()
             return sum(1 for expiry in self._running.values() if expiry > now)
 
-    def reserve_vote(self, key: str) -> Callable[[], None]:
-        """Count one vote for ``key`` or raise RateLimitedVisitor; returns the undo for a vote that
-        was then not stored."""
+    def reserve_vote(self, key: Keys) -> Callable[[], None]:
+        """Count one vote under every key or raise RateLimitedVisitor (nothing counted); returns the
+        undo for a vote that was then not stored."""
+        keys = key_list(key)
         with self._lock:
             now = self._clock()
-            self._over(VOTE, key, now)
-            self._record(VOTE, key, now)
+            for k in keys:
+                self._over(VOTE, k, now)
+            for k in keys:
+                self._record(VOTE, k, now)
 
         def undo() -> None:
             with self._lock:
-                times = self._events.get((VOTE, key), [])
-                at = bisect.bisect_left(times, now)
-                if at < len(times) and times[at] == now:
-                    del times[at]
+                for k in keys:
+                    times = self._events.get((VOTE, k), [])
+                    at = bisect.bisect_left(times, now)
+                    if at < len(times) and times[at] == now:
+                        del times[at]
         return undo
