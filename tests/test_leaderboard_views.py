@@ -138,3 +138,41 @@ def test_catalogue_release_and_licence_reach_the_board(tmp_path):
         {"name": "x", "provider": "offline", "model_id": "x", "offline": True, "licence": 3}]}))
     with pytest.raises(CatalogueError, match="'licence' must be a non-empty string or null"):
         load_catalogue_files([bad])
+
+
+def _view_with_a_bystander():
+    """Three models in "Engineering" (one vote each way), a fourth that only ever played in "Physics"."""
+    return table_from_arrays(
+        ["w", "x", "y", "z"], a=[0, 1, 0, 3, 3, 3], b=[1, 2, 2, 0, 1, 2], outcome=[0, 0, 1, 0, 1, 0],
+        subjects=["Engineering", "Physics"], subject=[0, 0, 0, 1, 1, 1])
+
+
+def test_a_view_does_not_rank_models_that_never_played_in_it():
+    table = _view_with_a_bystander()
+    board = build_board(table, "subject:Engineering", bootstrap=20)
+    ranked = [r.model for r in board.plain.rows]
+    assert sorted(ranked) == ["w", "x", "y"] and board.unplayed == ("z",)
+    rows = board_rows(board, {})
+    assert all(r["ci_lower"] < r["ci_upper"] for r in rows)  # no zero-width "certainty" interval
+    assert "z" not in {r["model"] for r in rows} and "z" not in rows_csv(rows)
+    html = render_table(rows, unplayed=board.unplayed)
+    assert "Not ranked in this view (no battles in it): z." in html
+    assert [r.model for r in build_board(table, bootstrap=0).plain.rows].count("z") == 1  # overall keeps it
+
+
+def test_view_labels_say_vote_or_votes():
+    table = table_from_arrays(["x", "y"], a=[0, 0, 1], b=[1, 1, 0], outcome=[0, 1, 0],
+                              subjects=["Engineering", "Physics"], subject=[0, 1, 1])
+    labels = [label for label, _ in view_choices(table)]
+    assert "Discipline: Engineering (1 vote)" in labels and "Discipline: Physics (2 votes)" in labels
+
+
+def test_legend_names_only_the_kinds_the_table_has():
+    table = simulate([100, 0, -100], 300, seed=3)
+    board = build_board(table, bootstrap=0)
+    unknown = render_table(board_rows(board, {}))
+    assert "swatch" not in unknown and "board-legend" not in unknown
+    only_open = render_table(board_rows(board, {"model-00": ModelFacts("Org", True)}))
+    assert "open weights" in only_open and "proprietary" not in only_open
+    both = render_table(board_rows(board, {"model-00": ModelFacts("Org", True), "model-01": ModelFacts("O", False)}))
+    assert "open weights" in both and "proprietary" in both

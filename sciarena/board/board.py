@@ -18,7 +18,7 @@ import numpy as np
 from sciarena.board import history
 from sciarena.board.compute import Leaderboard, compute_leaderboard
 from sciarena.board.style import STYLE_FEATURES, style_matrix
-from sciarena.board.table import VoteTable
+from sciarena.board.table import VoteTable, played_only
 from sciarena.board.views import (
     HeadToHead,
     cost_per_100_calls,
@@ -53,13 +53,14 @@ def view_choices(table: VoteTable) -> list[tuple[str, str]]:
     for by, label in VIEW_KINDS.items():
         names, codes = table.group_codes(by)
         counts = np.bincount(codes[codes >= 0], minlength=len(names))
-        choices += [(f"{label}: {name} ({int(n):,} votes)", f"{by}:{name}")
+        choices += [(f"{label}: {name} ({int(n):,} vote{'' if n == 1 else 's'})", f"{by}:{name}")
                     for name, n in zip(names, counts) if n]
     return choices
 
 
 def select_view(table: VoteTable, key: str) -> VoteTable:
-    """The votes of one view; raises for an unknown view or one with fewer than two models."""
+    """The votes of one view, its models only those with a battle in it (one that never played there
+    has no rating to show); raises for an unknown view or one with fewer than two models."""
     if key == OVERALL:
         return table
     by, _, name = key.partition(":")
@@ -71,7 +72,7 @@ def select_view(table: VoteTable, key: str) -> VoteTable:
     sub = table.subset(codes == names.index(name))
     if np.unique(np.concatenate([sub.a, sub.b])).size < 2:
         raise LeaderboardInputError(f"{VIEW_KINDS[by].lower()} {name!r} has votes for one model only")
-    return sub
+    return played_only(sub)
 
 
 def style_features(table: VoteTable) -> tuple[str, ...]:
@@ -101,12 +102,14 @@ class Board:
     history: history.History | None
     tokens: Mapping[str, tuple[float, float]]
     last_vote: float | None  # epoch seconds of the newest vote in the view
+    unplayed: tuple[str, ...] = ()  # models with votes elsewhere but no battle in this view: not ranked
 
 
 def build_board(table: VoteTable, view: str = OVERALL, *, style: bool = False, rating: str = "bootstrap-mean",
                 bootstrap: int = 100, seed: int = 0) -> Board:
     """Every table and fit the tab shows for ``view``."""
     sub = select_view(table, view)
+    played = set(sub.models)
     plain = compute_leaderboard(sub, bootstrap=bootstrap, seed=seed, by=(), rating=rating)
     styled = None
     features = style_features(sub) if style else ()
@@ -116,7 +119,8 @@ def build_board(table: VoteTable, view: str = OVERALL, *, style: bool = False, r
     return Board(view=view, table=sub, plain=plain, styled=styled, elo=elo,
                  h2h=head_to_head(sub, [r.model for r in plain.rows]),
                  history=history.rating_history(sub), tokens=mean_tokens(sub),
-                 last_vote=history.last_vote(sub))
+                 last_vote=history.last_vote(sub),
+                 unplayed=tuple(m for m in table.models if m not in played))
 
 
 def _cost(facts: ModelFacts | None, tokens: tuple[float, float] | None) -> float | None:

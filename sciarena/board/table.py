@@ -188,6 +188,15 @@ def leave_out(table: VoteTable, drop: np.ndarray, excluded: Exclusions) -> VoteT
     return dataclasses.replace(kept, excluded=excluded)
 
 
+def played_only(table: VoteTable) -> VoteTable:
+    """``table`` without the models that have no battle in it (a view's subset keeps the whole
+    vocabulary; a model that never played there has nothing to be rated on)."""
+    models, ab = _compact(table.models, np.concatenate([table.a, table.b]).astype(np.int32))
+    if len(models) == len(table.models):
+        return table
+    return dataclasses.replace(table, models=models, a=ab[:table.n_votes], b=ab[table.n_votes:])
+
+
 def table_from_arrays(
     models: Sequence[str],
     a: Iterable[int],

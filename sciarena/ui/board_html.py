@@ -89,8 +89,26 @@ def _kind(open_weights: bool | None) -> str:
     return DASH if open_weights is None else ("Open" if open_weights else "Proprietary")
 
 
-def render_table(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False) -> str:
-    """HTML for :func:`sciarena.board.board.board_rows` records."""
+def unplayed_note(models: Sequence[str]) -> str:
+    """The sentence naming a view's models that have no battle in it (left out of its ranking)."""
+    return (f"Not ranked in this view (no battles in it): {', '.join(models)}." if models else "")
+
+
+def _legend(rows: Sequence[Mapping[str, Any]], styled: bool) -> str:
+    """Swatches only for the kinds of row the table has (none when the catalogue knows neither)."""
+    kinds = {r["open_weights"] for r in rows}
+    parts = ([('#8250df', 'proprietary')] if False in kinds else []) + (
+        [('#2da44e', 'open weights')] if True in kinds else [])
+    text = "".join(f'<span class="swatch" style="background:{colour}"></span>{name}' for colour, name in parts)
+    if styled:
+        text += ("; " if text else "") + "SC = style-controlled"
+    return f'<div class="board-legend">{text}</div>' if text else ""
+
+
+def render_table(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False,
+                 unplayed: Sequence[str] = ()) -> str:
+    """HTML for :func:`sciarena.board.board.board_rows` records; ``unplayed`` (models with no battle in
+    the view, not ranked) are named under the table."""
     styled = bool(rows) and "style_rank" in rows[0]
     # (header, css class, cell function); class "x" = hidden on a phone unless all columns are asked for
     columns: list[tuple[str, str, Any]] = [
@@ -122,12 +140,10 @@ def render_table(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False
         kind = "" if r["open_weights"] is None else (" class=\"open\"" if r["open_weights"] else " class=\"prop\"")
         body.append(f"<tr{kind}>" + "".join(f'<td class="{cls}">{cell(r)}</td>' for _, cls, cell in columns)
                     + "</tr>")
-    legend = ('<div class="board-legend"><span class="swatch" style="background:#8250df"></span>proprietary'
-              '<span class="swatch" style="background:#2da44e"></span>open weights'
-              + ('; SC = style-controlled' if styled else '') + '</div>')
     wrap = "board-wrap" + (" all" if all_columns else "") + (" styled" if styled else "")
-    return (f'{legend}<div class="{wrap}"><table class="board-table"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table></div>')
+    note = f'<p class="board-legend">{escape(unplayed_note(unplayed))}</p>' if unplayed else ""
+    return (f'{_legend(rows, styled)}<div class="{wrap}"><table class="board-table"><thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>{note}')
 
 
 def simple_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, numeric: Sequence[int] = (),

@@ -105,7 +105,7 @@ class LeaderboardTab:
         return {
             view.summary: parts.summary, view.view_select: gr.update(choices=choices, value=shown.board.view),
             view.table: board_html.render_table(self._listed(shown.rows, bool(show_deprecated)),
-                                                all_columns=bool(all_columns)),
+                                                all_columns=bool(all_columns), unplayed=shown.board.unplayed),
             view.style_info: parts.style_info, view.ratings_plot: parts.charts["ratings"],
             view.win_plot: parts.charts["win"], view.battles_plot: parts.charts["battles"],
             view.elo_info: parts.elo_info, view.history_plot: parts.charts["history"],
@@ -181,6 +181,8 @@ class LeaderboardTab:
                 f"Rating shown: **{kind}**; 95% CI: 2.5–97.5 bootstrap percentiles.")
         if board.view != OVERALL:
             text += f" View: votes of {board.view.split(':', 1)[1]} only ({table.n_votes:,} votes in all)."
+        if board.unplayed:
+            text += f" {board_html.unplayed_note(board.unplayed)}"
         if lb.skipped:
             text += f" Skipped: {', '.join(f'{v:,} {k}' for k, v in lb.skipped.items())}."
         excluded = getattr(table, "excluded", None)
