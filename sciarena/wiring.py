@@ -182,18 +182,20 @@ def model_facts(pool: Pool) -> dict[str, ModelFacts]:
             for s in _every_spec(pool)}
 
 
-def data_stats(files: Sequence[Path], ranked: Sequence[str]) -> DataStats:
+def data_stats(files: Sequence[Path], ranked: Sequence[str], *, count_anonymous: bool = True) -> DataStats:
     """The Leaderboard tab's Data section: the columnar copy with texts gives the `stats` command's
-    numbers from its records, 0.03 s warm on 100,000 votes instead of 7.5 s for the records."""
+    numbers from its records, 0.03 s warm on 100,000 votes instead of 7.5 s for the records. It counts
+    the board's votes: vouched as ``open_board`` vouches them."""
     raw = read_columns(list(files), copy=True, strict=False, texts=True).columns
-    return stats_from_columns(raw, ranked=list(ranked))
+    return stats_from_columns(raw, ranked=list(ranked), count_anonymous=count_anonymous)
 
 
 def open_board(votes: VoteSource, pool: Pool, *, clock: Callable[[], float] | None = None,
                warm_style: bool = True, count_anonymous: bool = True) -> BoardService:
     """The board service over ``votes``, vouched by the voter checks (the board never imports them);
     ``count_anonymous`` False (SCIARENA_COUNT_ANONYMOUS=0) counts signed-in voters' votes only."""
-    return BoardService(votes.files, vouch=partial(vouched, count_anonymous=count_anonymous), facts=lambda: model_facts(pool), data_stats=data_stats,
+    return BoardService(votes.files, vouch=partial(vouched, count_anonymous=count_anonymous), facts=lambda: model_facts(pool),
+                        data_stats=partial(data_stats, count_anonymous=count_anonymous),
                         data_min_battles=DEFAULT_MIN_BATTLES, clock=clock, warm_style=warm_style)
 
 

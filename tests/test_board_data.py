@@ -17,7 +17,8 @@ def section(html: str, heading: str, following: str) -> str:
 
 def test_every_figure_and_the_failure_cases_with_their_definitions():
     html = data_html(compute_stats([_ours(k, row) for k, row in enumerate(VOTES)], ranked=RANKED))
-    assert "9 usable votes of 10 records (skipped, 1 " in html
+    assert "10 records, 9 of them votes counted on the board. Every figure below counts those votes." in html
+    assert "Records that are not votes: 1 " in html
     outcomes = section(html, "Vote outcomes", "Question categories")
     # A: rows 2, 3, 9; B: 0, 1, 4; tie: 6; bad: 5, 7
     for label, note in (("A better", "3 (33.3%)"), ("B better", "3 (33.3%)"), ("Tie", "1 (11.1%)"),
@@ -33,7 +34,7 @@ def test_every_figure_and_the_failure_cases_with_their_definitions():
     assert days.count('class="databar"') == 3 and "2025-06-01" in days and "2025-06-03" in days
     failures = html[html.index("<h4>Failure cases"):]
     assert "Top 3 models: o3, GPT-5, Claude." in failures
-    assert "<strong>Both bad: 2 (22.2%)</strong> of the usable votes; the voter judged both answers poor." in failures
+    assert "<strong>Both bad: 2 (22.2%)</strong> of the counted votes; the voter judged both answers poor." in failures
     assert ("<strong>Top-3 model voted worse: 2 (40.0%) of 5 such votes</strong>; a decisive vote between one of "
             "the leaderboard's top 3 models and a model outside them went to the model outside.") in failures
     assert re.search(r">o3</span>.*?>1</span>.*?>GPT-5</span>.*?>0</span>.*?>Claude</span>.*?>1</span>", failures)

@@ -134,7 +134,7 @@ def test_the_data_section_is_computed_when_opened_and_once_per_change_of_the_vot
     assert tab.board.memo.computed == 3  # the board's load does not compute the data statistics
     html = tab.data()
     assert tab.board.memo.computed == 5  # the statistics and their HTML
-    assert "4 usable votes of 4 records" in html
+    assert "4 records, 4 of them votes counted on the board" in html
     for heading in ("Vote outcomes", "Question categories", "Disciplines", "Average citations per answer",
                     "Average answer length", "Votes per day (UTC)", "Failure cases"):
         assert f"<h4>{heading}" in html, heading
@@ -150,7 +150,7 @@ def test_the_data_section_is_computed_when_opened_and_once_per_change_of_the_vot
     assert tab.data_if_open(False) == gr.update() and tab.board.memo.computed == 5
     vote(services, ("bad",))
     again = tab.data()
-    assert "5 usable votes of 5 records" in again and tab.board.memo.computed > 5
+    assert "5 records, 5 of them votes counted on the board" in again and tab.board.memo.computed > 5
 
 
 def test_the_data_section_without_votes_says_so(scripted, make_services):

@@ -35,14 +35,14 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_table_labels_every_number(files, capsys):
     code, out, err = _run(capsys, "--votes", str(files["ours"]))
     assert code == 0 and not err
-    sections = ("Usable votes:", "Vote outcomes", "Question categories", "Disciplines", "Per model",
+    sections = ("Votes counted (the board's votes", "Vote outcomes", "Question categories", "Disciplines", "Per model",
                 "Votes per day (UTC", "Failure cases", "both bad:", "top 3 models:")
     assert all(s in out for s in sections)
     # every line holding a number also holds a word saying what it counts, or is a row under a header
     for line in out.splitlines():
         if re.search(r"\d", line) and not re.search(r"[A-Za-z]{3}", line):
             pytest.fail(f"unlabelled number: {line!r}")
-    assert "Usable votes: 800 of 800 records read" in out
+    assert "Votes counted (the board's votes; every figure counts these): 800 of 800 records read" in out
 
 
 def test_json_and_failure_export(files, tmp_path, capsys):

@@ -54,6 +54,10 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--bootstrap", type=whole_number(0), default=100, metavar="N",
                         help="bootstrap rounds of that leaderboard (default 100, as `leaderboard`)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--include-flagged", action="store_true",
+                        help="count flagged voters' and campaigns' votes, as `leaderboard --include-flagged`")
+    parser.add_argument("--include-redacted", action="store_true",
+                        help="count battles with a redacted answer, as `leaderboard --include-redacted`")
     parser.add_argument("--cache-dir", default=None, metavar="DIR",
                         help="where Hub files are downloaded (default: under the Hugging Face cache)")
     return parser
@@ -98,15 +102,17 @@ def _spread(s: Spread | None, digits: int) -> tuple[str, str]:
 def format_table(stats: DataStats) -> str:
     """The statistics as text: every number next to what it counts."""
     n = stats.votes
-    out = [f"Usable votes: {n:,} of {stats.records:,} records read"]
+    out = [f"Votes counted (the board's votes; every figure counts these): {n:,} of {stats.records:,} records read"]
+    if stats.left_out:
+        out.append(f"Usable votes left out, as on the board: {stats.left_out:,}. {stats.left_out_why}".rstrip())
     if stats.skipped:
         out.append("Records skipped: " + ", ".join(f"{k}: {v:,}" for k, v in stats.skipped.items()))
-    out += ["", "Vote outcomes (votes, share of usable votes)"]
+    out += ["", "Vote outcomes (votes, share of counted votes)"]
     out += _columns([[OUTCOME_NAMES.get(k, k), _votes(v), _pct(v, n)] for k, v in stats.outcomes.items()],
                     {1, 2})
     out.append("  A : B : tie : both bad = " + " : ".join(f"{v:,}" for v in stats.outcomes.values()))
-    out += [""] + _tally_lines("Question categories (votes, share of usable votes)", stats.question_types, n)
-    out += [""] + _tally_lines("Disciplines (votes, share of usable votes)", stats.subjects, n)
+    out += [""] + _tally_lines("Question categories (votes, share of counted votes)", stats.question_types, n)
+    out += [""] + _tally_lines("Disciplines (votes, share of counted votes)", stats.subjects, n)
     out += ["", "Per model (over its answers; median with quartiles)"]
     head = ["Model", "Battles", "Avg citations", "Median citations", "Avg length (chars)", "Median length (chars)"]
     rows = [[m.model, f"{m.battles:,}", *_spread(m.citations, 2), *_spread(m.length, 0)] for m in stats.models]
@@ -119,7 +125,7 @@ def format_table(stats: DataStats) -> str:
         out += ["", f"Votes per day: {NO_TIMESTAMPS}"]
     f = stats.failures
     out += ["", "Failure cases (paper §5.3)"]
-    out.append(f"  both bad: {_votes(f.count(BOTH_BAD))} ({_pct(f.count(BOTH_BAD), n)} of usable votes)")
+    out.append(f"  both bad: {_votes(f.count(BOTH_BAD))} ({_pct(f.count(BOTH_BAD), n)} of counted votes)")
     if f.top_models:
         out.append(f"  top {f.top} models: {', '.join(f.top_models)} — by the {f.leaderboard}")
         lost = f.count(TOP_MODEL_LOST)
@@ -154,7 +160,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         if not records:
             raise StatsInputError(f"{args.votes}: no vote records")
         stats = compute_stats(records, top=args.top, min_battles=args.min_battles,
-                              bootstrap=args.bootstrap, seed=args.seed)
+                              bootstrap=args.bootstrap, seed=args.seed, include_flagged=args.include_flagged,
+                              include_redacted=args.include_redacted)
     except (SciArenaError, ValueError) as error:
         print(f"sciarena stats: {error}", file=err)
         return 2

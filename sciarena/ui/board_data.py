@@ -114,7 +114,7 @@ def _failures(stats: DataStats) -> str:
     lost = (f"{_share(f.count(TOP_MODEL_LOST), f.top_vs_other)} of {f.top_vs_other:,} such votes"
             if f.top_models else board_html.DASH)
     cases = (f'<ul class="data-defs"><li><strong>Both bad: {_share(f.count(BOTH_BAD), stats.votes)}</strong> '
-             f'of the usable votes; the voter judged both answers poor.</li>'
+             f'of the counted votes; the voter judged both answers poor.</li>'
              f'<li><strong>Top-{f.top} model voted worse: {lost}</strong>; a decisive vote between one of the '
              f"leaderboard's top {f.top} models and a model outside them went to the model outside.</li></ul>")
     losses = f.losses_by_model()
@@ -133,8 +133,8 @@ def data_html(stats: DataStats) -> str:
     counts = list(stats.outcomes.values())
     skipped = "".join(f", {v:,} {escape(k)}" for k, v in stats.skipped.items() if v)
     parts = [
-        f'<div class="data-section"><p>{stats.votes:,} usable votes of {stats.records:,} records'
-        f'{" (skipped" + skipped + ")" if skipped else ""}. Figures count usable votes.</p>',
+        f'<div class="data-section"><p>{escape(stats.counted_sentence())}'
+        f'{" Records that are not votes: " + skipped.lstrip(", ") + "." if skipped else ""}</p>',
         block("Vote outcomes", bars_html(outcomes, counts,
                                         [_share(c, stats.votes) for c in counts]), ""),
         block("Question categories", _tally(stats.question_types, stats.votes), ""),

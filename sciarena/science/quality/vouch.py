@@ -33,6 +33,16 @@ def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted
     (timestamps; untimed votes last), redacted ones too: they say as much about a voter. Votes
     without a voter id are history for the check and are kept. The result carries
     :class:`Exclusions`; raises LeaderboardInputError when nothing is left."""
+    drop, excluded = vouch_mask(table, include_flagged=include_flagged, include_redacted=include_redacted,
+                                alpha=alpha, seed=seed, count_anonymous=count_anonymous)
+    return leave_out(table, drop, excluded)
+
+
+def vouch_mask(table: VoteTable, *, include_flagged: bool = False, include_redacted: bool = False,
+               alpha: float | None = None, seed: int = 0, count_anonymous: bool = True
+               ) -> tuple[np.ndarray, Exclusions]:
+    """(which votes of ``table`` :func:`vouched` leaves out, what it left out): the data statistics
+    use the mask to count the very votes the board counts."""
     alpha = DEFAULT_ALPHA if alpha is None else alpha
     n = table.n_votes
     voter = table.voter if table.voter is not None else np.full(n, -1, dtype=np.int32)
@@ -68,7 +78,7 @@ def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted
         flagged_voters=n_flagged, flagged_votes=int(flagged.sum()), redacted_votes=int(redacted.sum()),
         left_out=int(drop.sum()), checked_voters=checked, unchecked_votes=int((voter < 0).sum()),
         include_flagged=include_flagged, include_redacted=include_redacted, alpha=alpha, seed=seed)
-    return leave_out(table, drop, excluded)
+    return drop, excluded
 
 
 def load_votes(sources: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], cache: bool = True, *,

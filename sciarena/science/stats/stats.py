@@ -3,9 +3,11 @@
 :func:`compute_stats` is a pure function from vote records (``sciarena.votes.read.records.load``) to a
 :class:`DataStats`: vote outcomes, question categories, disciplines, per-model citation counts
 and answer lengths, votes per day, and the failure cases. Records are read into columns by
-the leaderboard's own reader (``records_to_raw`` with texts, then ``usable_votes``), so a vote
-counts here exactly when it counts on the leaderboard, and a released-schema record's citation
-count and answer length are counted from its citation list and answer text as there.
+the leaderboard's own reader (``records_to_raw`` with texts, then ``usable_votes``) and vouched as the
+board vouches them (``science.quality.vouch.vouch_mask``: flagged voters, campaigns and redacted
+battles left out unless included), so a vote counts here exactly when it counts on the leaderboard;
+``DataStats.left_out`` says how many usable votes the board leaves out and why. A released-schema
+record's citation count and answer length are counted from its citation list and answer text as there.
 
 Failure cases, as the paper filters them (§5.3 "Analysis of Model Failure Case"):
 
@@ -14,7 +16,7 @@ Failure cases, as the paper filters them (§5.3 "Analysis of Model Failure Case"
   the other side is not, and the vote went to the other side. Ties and both-bad votes are not
   "voted worse". The top models are the first ``top`` rows of our Bradley–Terry leaderboard
   (``compute_leaderboard``: bootstrap-mean rating, models with at least ``min_battles``
-  battles, as Table 2 lists only models with 100 votes or more) over the same usable votes,
+  battles, as Table 2 lists only models with 100 votes or more) over the same counted votes,
   ordered by rating — not by the interval-based rank, which can give several models rank 1.
 
 A vote is at most one case: a both-bad vote is not decisive.
@@ -28,8 +30,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from sciarena.core.errors import SciArenaError, StatsInputError
+from sciarena.board.compute import compute_leaderboard
+from sciarena.board.table import Exclusions, VoteTable, leave_out, vote_table
+from sciarena.core.errors import LeaderboardInputError, SciArenaError, StatsInputError
 from sciarena.core.types import DISCIPLINES, QUESTION_TYPES
+from sciarena.science.quality.vouch import vouch_mask
 from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, usable_votes
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOMES
 
@@ -44,11 +49,11 @@ NO_TIMESTAMPS = ("no vote carries a timestamp (the released SciArena data has no
 
 @dataclass(frozen=True)
 class Tally:
-    """Usable votes per label of one field: the paper's labels first, in its order (zeros kept),
+    """Counted votes per label of one field: the paper's labels first, in its order (zeros kept),
     then any other label found, most votes first."""
 
     counts: Mapping[str, int]
-    missing: int  # usable votes without a label
+    missing: int  # counted votes without a label
 
     @property
     def labelled(self) -> int:
@@ -71,7 +76,7 @@ class Spread:
 @dataclass(frozen=True)
 class ModelStats:
     model: str
-    battles: int  # usable votes with the model on one side = its answers
+    battles: int  # counted votes with the model on one side = its answers (the board's battles)
     citations: Spread | None  # None when none of its answers carries a citation count
     length: Spread | None  # answer length in characters
 
@@ -107,26 +112,42 @@ class Failures:
 @dataclass(frozen=True)
 class DataStats:
     records: int  # records read
-    votes: int  # usable votes: everything below counts these
+    votes: int  # votes the board counts (usable and vouched): everything below counts these
     skipped: Mapping[str, int]  # records that are not usable votes, by reason
     outcomes: Mapping[str, int]  # "A", "B", "tie", "bad" → votes
     question_types: Tally
     subjects: Tally
     models: tuple[ModelStats, ...]  # most battles first
     days: tuple[tuple[str, int], ...]  # (UTC date, votes) for each day with votes, in date order
-    undated: int  # usable votes without a timestamp
+    undated: int  # counted votes without a timestamp
     failures: Failures
     notes: tuple[str, ...] = field(default_factory=tuple)
+    left_out: int = 0  # usable votes the board leaves out (flagged voters, campaigns, redacted battles)
+    left_out_why: str = ""  # the board's sentence for them (Exclusions.describe)
+
+    @property
+    def usable(self) -> int:
+        """Records that are usable votes, counted on the board or not."""
+        return self.votes + self.left_out
+
+    def counted_sentence(self) -> str:
+        """What set of votes the figures count, in one or two sentences."""
+        text = f"{self.records:,} records, {self.votes:,} of them votes counted on the board"
+        if self.left_out:
+            text += f" ({self.left_out:,} usable vote{'' if self.left_out == 1 else 's'} left out)"
+        text += ". Every figure below counts those votes."
+        return text + (f" {self.left_out_why}" if self.left_out_why else "")
 
 
 def compute_stats(records: Sequence[Mapping[str, Any]], *, top: int = DEFAULT_TOP,
                   min_battles: int = DEFAULT_MIN_BATTLES, bootstrap: int = 100, seed: int = 0,
-                  ranked: Sequence[str] | None = None) -> DataStats:
+                  ranked: Sequence[str] | None = None, **vouching: Any) -> DataStats:
     """The statistics of ``records``; raises StatsInputError when no record is a usable vote.
 
     ``ranked``: the leaderboard's models, best first, when the caller already has them (the
     Leaderboard tab); otherwise a Bradley–Terry leaderboard (``bootstrap`` rounds, ``seed``,
-    ``min_battles``) is fitted on the same votes."""
+    ``min_battles``) is fitted on the same votes. ``vouching``: ``vouch_mask``'s options
+    (include_flagged, include_redacted, count_anonymous)."""
     from sciarena.votes.read.parse import records_to_raw
 
     if not records:
@@ -135,21 +156,44 @@ def compute_stats(records: Sequence[Mapping[str, Any]], *, top: int = DEFAULT_TO
         raw = records_to_raw(list(records), texts=True)
     except SciArenaError as err:
         raise StatsInputError(str(err)) from None
-    return stats_from_columns(raw, top=top, min_battles=min_battles, bootstrap=bootstrap, seed=seed, ranked=ranked)
+    return stats_from_columns(raw, top=top, min_battles=min_battles, bootstrap=bootstrap, seed=seed, ranked=ranked,
+                              **vouching)
+
+
+def _board_votes(raw: RawColumns, usable: np.ndarray, vouching: Mapping[str, Any]
+                 ) -> tuple[np.ndarray, VoteTable | None, Exclusions | None]:
+    """(records the board counts, its vote table, what vouching left out): the usable votes less those
+    ``vouch_mask`` drops. A table that cannot be made (one model) is left unvouched, as unrankable."""
+    try:
+        table = vote_table(raw)  # its rows are the usable records, in order
+    except LeaderboardInputError:
+        return usable, None, None
+    drop, excluded = vouch_mask(table, **vouching)
+    keep = usable.copy()
+    keep[np.flatnonzero(usable)[drop]] = False
+    try:
+        return keep, leave_out(table, drop, excluded), excluded
+    except LeaderboardInputError:
+        return keep, None, excluded
 
 
 def stats_from_columns(raw: RawColumns, *, top: int = DEFAULT_TOP, min_battles: int = DEFAULT_MIN_BATTLES,
-                       bootstrap: int = 100, seed: int = 0, ranked: Sequence[str] | None = None) -> DataStats:
+                       bootstrap: int = 100, seed: int = 0, ranked: Sequence[str] | None = None,
+                       **vouching: Any) -> DataStats:
     """``compute_stats`` over columns the vote reader made (read with ``texts=True``, so lengths and
     citation counts a record does not store are counted): the Leaderboard tab's fast path."""
     if top < 1:
         raise StatsInputError("the number of top models must be at least 1")
     usable = usable_votes(raw)
-    keep = usable.keep
-    n = int(keep.sum())
-    if not n:
+    if not usable.keep.any():
         detail = ", ".join(f"{k}: {v}" for k, v in usable.skipped.items())
         raise StatsInputError(f"none of the {len(raw)} records is a usable vote ({detail})")
+    keep, table, excluded = _board_votes(raw, usable.keep, vouching)
+    n = int(keep.sum())
+    left_out = int(usable.keep.sum()) - n
+    why = excluded.describe() if excluded is not None else ""
+    if not n:
+        raise StatsInputError(f"the board leaves out every usable vote: {why}")
     outcome = usable.outcome[keep]
     notes: list[str] = []
     models = _model_stats(raw, keep)
@@ -162,7 +206,7 @@ def stats_from_columns(raw: RawColumns, *, top: int = DEFAULT_TOP, min_battles: 
         notes.append(NO_TIMESTAMPS)
     elif undated:
         notes.append(f"{undated} vote(s) without a timestamp are left out of the votes per day")
-    failures, note = _failures(raw, keep, outcome, top, min_battles, bootstrap, seed, ranked)
+    failures, note = _failures(raw, table, keep, outcome, top, min_battles, bootstrap, seed, ranked)
     notes.extend(note)
     return DataStats(
         records=len(raw), votes=n, skipped=dict(usable.skipped),
@@ -170,6 +214,7 @@ def stats_from_columns(raw: RawColumns, *, top: int = DEFAULT_TOP, min_battles: 
         question_types=_tally(raw.question_types, raw.question_type[keep], QUESTION_TYPES),
         subjects=_tally(raw.subjects, raw.subject[keep], DISCIPLINES),
         models=models, days=days, undated=undated, failures=failures, notes=tuple(notes),
+        left_out=left_out, left_out_why=why,
     )
 
 
@@ -213,15 +258,13 @@ def _per_day(seconds: np.ndarray) -> tuple[tuple[tuple[str, int], ...], int]:
     return tuple(zip(labels.tolist(), counts.tolist())), int((~dated).sum())
 
 
-def _ranking(raw: RawColumns, min_battles: int, bootstrap: int, seed: int
+def _ranking(table: VoteTable | None, min_battles: int, bootstrap: int, seed: int
              ) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
     """(models best first, how they were ranked, notes) from our Bradley–Terry leaderboard."""
-    from sciarena.board.compute import compute_leaderboard
-    from sciarena.board.table import vote_table
-
     try:
-        lb = compute_leaderboard(vote_table(raw), bootstrap=bootstrap, seed=seed,
-                                 min_battles=min_battles, by=())
+        if table is None:
+            raise LeaderboardInputError("fewer than two models have votes")
+        lb = compute_leaderboard(table, bootstrap=bootstrap, seed=seed, min_battles=min_battles, by=())
     except SciArenaError as err:
         return (), "Bradley–Terry leaderboard", (f"no leaderboard ({err}): no top models",)
     how = (f"Bradley–Terry leaderboard over the same votes ({lb.rating}"
@@ -230,11 +273,12 @@ def _ranking(raw: RawColumns, min_battles: int, bootstrap: int, seed: int
     return tuple(r.model for r in lb.rows), how, lb.notes
 
 
-def _failures(raw: RawColumns, keep: np.ndarray, outcome: np.ndarray, top: int, min_battles: int,
-              bootstrap: int, seed: int, ranked: Sequence[str] | None) -> tuple[Failures, list[str]]:
+def _failures(raw: RawColumns, table: VoteTable | None, keep: np.ndarray, outcome: np.ndarray, top: int,
+              min_battles: int, bootstrap: int, seed: int, ranked: Sequence[str] | None
+              ) -> tuple[Failures, list[str]]:
     notes: list[str] = []
     if ranked is None:
-        ranked, how, fit_notes = _ranking(raw, min_battles, bootstrap, seed)
+        ranked, how, fit_notes = _ranking(table, min_battles, bootstrap, seed)
         notes.extend(fit_notes)
     else:
         ranked, how = tuple(ranked), "the leaderboard given"
@@ -264,7 +308,7 @@ def failure_records(records: Sequence[Mapping[str, Any]], failures: Failures) ->
 
 
 def to_dict(stats: DataStats) -> dict[str, Any]:
-    """The JSON-ready form: every count named, shares in percent of the usable votes."""
+    """The JSON-ready form: every count named, shares in percent of the counted votes."""
     def share(count: int, total: int) -> float:
         return round(100.0 * count / total, 2) if total else 0.0
 
@@ -278,7 +322,10 @@ def to_dict(stats: DataStats) -> dict[str, Any]:
     f = stats.failures
     return {
         "records_read": stats.records,
-        "usable_votes": stats.votes,
+        "usable_votes": stats.usable,
+        "counted_votes": stats.votes,  # what every figure below counts: the board's votes
+        "left_out_votes": stats.left_out,
+        "left_out_why": stats.left_out_why,
         "skipped": dict(stats.skipped),
         "outcomes": {k: {"votes": v, "percent": share(v, stats.votes)} for k, v in stats.outcomes.items()},
         "question_types": tally(stats.question_types),
