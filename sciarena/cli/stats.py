@@ -17,6 +17,7 @@ from typing import Any, Sequence, TextIO
 from sciarena.cli.args import whole_number
 from sciarena.cli.common import hub_token
 from sciarena.core.errors import SciArenaError, StatsInputError
+from sciarena.core.text import counted
 from sciarena.science.stats.fields import field_provenance
 from sciarena.science.stats.stats import (
     BOTH_BAD,
@@ -119,7 +120,7 @@ def format_table(stats: DataStats) -> str:
     out += _columns([head, ["-" * len(h) for h in head]] + rows, {1, 2, 3, 4, 5})
     if stats.days:
         first, last = stats.days[0][0], stats.days[-1][0]
-        out += ["", f"Votes per day (UTC; {len(stats.days)} days with votes, {first} to {last})"]
+        out += ["", f"Votes per day (UTC; {counted(len(stats.days), 'day')} with votes, {first} to {last})"]
         out += _columns([[day, _votes(count)] for day, count in stats.days], {1})
     else:
         out += ["", f"Votes per day: {NO_TIMESTAMPS}"]

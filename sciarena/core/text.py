@@ -169,3 +169,8 @@ def _dropped(view: View, index: int) -> bool:
     """Whether ``source[index]`` has no character in the view."""
     at = bisect_right(view.origin, index) - 1
     return at < 0 or view.origin[at] != index
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """ "1 vote", "2 votes", "1,000 days": a count with its noun in the right number."""
+    return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"

@@ -19,7 +19,6 @@ from sciarena.ui import board_html
 from sciarena.wiring import BOTH_BAD, OUTCOME_NAMES, TOP_MODEL_LOST, DataStats, Tally
 
 FONT = 14  # viewBox units: the chart spans ~278 px of a 390 px phone, so 14 units ≈ 10.8 px ≈ 8 pt
-LABEL_CHARS = 40  # longer labels are cut (the full one is in the tooltip)
 CSS = """
 .data-chart .databar { fill: #1f6feb; }
 .board-chart.data-chart { margin: 0; }  /* left, under its heading like the bars */
@@ -39,10 +38,6 @@ def _share(count: int, total: int) -> str:
     return f"{count:,} ({100.0 * count / total:.1f}%)" if total else f"{count:,}"
 
 
-def _cut(label: str) -> str:
-    return label if len(label) <= LABEL_CHARS else label[: LABEL_CHARS - 1] + "…"
-
-
 def bars_html(labels: Sequence[str], values: Sequence[float], notes: Sequence[str]) -> str:
     """Horizontal bars, first label on top, each with its note after the bar. HTML, not SVG: the
     labels are page text at the page's size, which a scaled-down SVG's are not on a phone."""
@@ -50,7 +45,7 @@ def bars_html(labels: Sequence[str], values: Sequence[float], notes: Sequence[st
         return ""
     top = max(values, default=0.0) or 1.0
     rows = "".join(
-        f'<div class="data-row"><span class="data-label" title="{escape(label)}">{escape(_cut(label))}</span>'
+        f'<div class="data-row"><span class="data-label">{escape(label)}</span>'
         f'<span class="data-track"><i style="width:{100.0 * max(value, 0.0) / top:.1f}%"></i></span>'
         f'<span class="data-note">{escape(note)}</span></div>'
         for label, value, note in zip(labels, values, notes))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 import gradio as gr
@@ -123,7 +124,19 @@ def charts(board: Board) -> dict[str, str]:
         top = [r.model for r in board.plain.rows[:HISTORY_TOP]]
         out["history"] = (f"<p>Rating at the end of each {board.history.step}, refitted on the votes up to it "
                           f"(top {len(top)} models).</p>" + history_svg(board.history, top))
+    else:
+        out["history"] = f'<p class="board-legend">{history_absent(board)}</p>'
     return out
+
+
+def history_absent(board: Board) -> str:
+    """Why "Over time" has no chart: one history point is a dot, not a history."""
+    if board.last_vote is None:
+        return "No vote in this view carries a timestamp, so there is no rating history to draw."
+    day = datetime.fromtimestamp(board.last_vote, timezone.utc).strftime("%Y-%m-%d")
+    step = board.history.step if board.history is not None else "day"
+    return (f"Every vote in this view was cast in one {step} (up to {day}, UTC): the history draws the rating "
+            f"at the end of each {step} and needs votes from at least two. It appears once there are.")
 
 
 def style_html(board: Board, asked: bool) -> str:

@@ -10,26 +10,52 @@ stay readable when the page scales a figure down to a phone's width.
 
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from sciarena.core.text import counted
 from sciarena.science.stats.stats import DataStats, Tally
 from sciarena.votes.schema import OUTCOME_NAMES
 
 WIDTH = 4.0  # inches: ~390 px at the 96–100 dpi a browser shows a figure at
 TEXT = 9  # points
 BAR, MUTED = "#1f6feb", "#57606a"
+LABEL_WIDTH = 18  # characters per line of a bar's label
 
 
 def _figure(rows: int) -> Any:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(WIDTH, max(1.8, 0.3 * rows + 1.0)), layout="constrained")
+    fig = Figure(figsize=(WIDTH, max(1.8, 0.4 * rows + 1.0)), layout="constrained")
     FigureCanvasAgg(fig)
     return fig
+
+
+def _title(fig: Any, title: str) -> None:
+    """The title over the whole figure, not over the axes: long model names push a 4-inch figure's
+    axes to the right, and a title centred on them ran off the image's right edge."""
+    fig.suptitle(title, fontsize=TEXT + 1)
+
+
+def _label(name: str) -> str:
+    """A long label on two or three lines, broken after a hyphen, underscore or space where it can be,
+    so the model names leave the bars most of a phone-width figure."""
+    if len(name) <= LABEL_WIDTH:
+        return name
+    lines, line = [], ""
+    for piece in re.findall(r"[^-_ ]+[-_ ]?", name):
+        if line and len(line) + len(piece) > LABEL_WIDTH:
+            lines.append(line)
+            line = ""
+        while len(piece) > LABEL_WIDTH:  # one unbroken run longer than a line
+            lines.append(piece[:LABEL_WIDTH])
+            piece = piece[LABEL_WIDTH:]
+        line += piece
+    return "\n".join(part.rstrip() for part in (lines + [line] if line else lines))
 
 
 def _bars(title: str, xlabel: str, labels: Sequence[str], values: Sequence[float],
@@ -43,10 +69,10 @@ def _bars(title: str, xlabel: str, labels: Sequence[str], values: Sequence[float
     for yy, value, text in zip(y, values, annotations):
         ax.text(value + 0.02 * top, yy, text, va="center", fontsize=TEXT - 1, color=MUTED)
     ax.set_xlim(0, top * 1.45)  # room for the annotations
-    ax.set_yticks(y, labels, fontsize=TEXT)
+    ax.set_yticks(y, [_label(t) for t in labels], fontsize=TEXT)
     ax.tick_params(axis="x", labelsize=TEXT - 1)
     ax.set_xlabel(xlabel, fontsize=TEXT)
-    ax.set_title(title, fontsize=TEXT + 1)
+    _title(fig, title)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     return fig
@@ -114,10 +140,10 @@ def citation_spread_figure(stats: DataStats) -> Any:
     ax.bxp(boxes, positions=positions, orientation="horizontal", showmeans=True, widths=0.6,
            medianprops={"color": BAR}, meanprops={"marker": "D", "markersize": 4,
                                                   "markerfacecolor": MUTED, "markeredgecolor": MUTED})
-    ax.set_yticks(positions, [model for model, _ in rows], fontsize=TEXT)
+    ax.set_yticks(positions, [_label(model) for model, _ in rows], fontsize=TEXT)
     ax.tick_params(axis="x", labelsize=TEXT - 1)
     ax.set_xlabel("citations per answer", fontsize=TEXT)
-    ax.set_title("Citation counts per answer", fontsize=TEXT + 1)
+    _title(fig, "Citation counts per answer")
     ax.grid(axis="x", alpha=0.3)
     return fig
 
@@ -138,7 +164,7 @@ def votes_per_day_figure(stats: DataStats) -> Any:
     ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))
     ax.tick_params(labelsize=TEXT - 1)
     ax.set_ylabel("votes", fontsize=TEXT)
-    ax.set_title(f"Votes per day (UTC; {len(stats.days)} days with votes)", fontsize=TEXT + 1)
+    _title(fig, f"Votes per day (UTC; {counted(len(stats.days), 'day')} with votes)")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     return fig
