@@ -20,7 +20,8 @@ HOW_IT_WORKS = """
 4. **Your vote.** When both answers are complete, vote *A is better*, *B is better*, *Tie* or *Both are bad*.
    The model names are revealed only after your vote is saved; each battle takes one vote.
 5. **Leaderboard.** Ratings come from a Bradley–Terry model on the Elo scale (1000 = average) with 95% bootstrap
-   confidence intervals, recomputed from all votes whenever the page loads.
+   confidence intervals, fitted on all the votes that count. The fit is kept until the votes change: a page
+   load after a new vote refits it, one with no new vote reuses it (the summary says when it was computed).
 
 Contestants marked **(offline)** are simple algorithms that assemble an answer from the retrieved passages
 without a language model; they let the arena run with no keys and no network, and give a baseline.

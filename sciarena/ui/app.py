@@ -13,11 +13,13 @@ view-references-a/b, and the my-battles panel with my-battles-list; API endpoint
 
 from __future__ import annotations
 
+import logging
 import time
 from functools import partial
 
 import gradio as gr
 
+from sciarena.core.settings import Settings
 from sciarena.ui import battle_view, render, review_tab, takeaway
 from sciarena.ui.about import (
     about_markdown,
@@ -29,6 +31,8 @@ from sciarena.ui.handlers import ArenaHandlers, ArenaView
 from sciarena.ui.leaderboard_tab import LeaderboardTab
 from sciarena.ui.sampling_info import sampling_markdown
 from sciarena.wiring import ASKER_FIELDS, CONSENT_LABEL, ArenaSession, BattleArchive, Services
+
+log = logging.getLogger(__name__)
 
 CSS = """
 /* Gradio puts elem_classes on the block and again on the Markdown inside it: one frame, on the block. */
@@ -93,6 +97,18 @@ VOTE_BUTTONS = (("vote-a", "A is better", "A"), ("vote-b", "B is better", "B"),
                 ("vote-tie", "Tie", "tie"), ("vote-bad", "Both are bad", "bad"))
 
 
+def review_tab_shown(settings: Settings) -> bool:
+    """The Review tab needs reviewers (SCIARENA_REVIEWERS) and a way for them to sign in (Hugging Face
+    OAuth): without OAuth nobody can ever be recognised as a reviewer, so the tab is not shown and the
+    operator is told why at start."""
+    if settings.reviewers and not settings.oauth_enabled:
+        log.warning("SCIARENA_REVIEWERS names %d reviewer(s) but Hugging Face OAuth is not configured "
+                    "(no OAUTH_CLIENT_ID; a Space sets it with hf_oauth: true): the Review tab is hidden, as "
+                    "no reviewer could sign in", len(settings.reviewers))
+        return False
+    return bool(settings.reviewers)
+
+
 def build_app(services: Services) -> gr.Blocks:
     leaderboard = LeaderboardTab(services.board, services.pipeline_pairs(), deprecated=services.pool.deprecated,
                                  sampling=services.sampling_report)
@@ -103,13 +119,13 @@ def build_app(services: Services) -> gr.Blocks:
         shared_view = battle_view.build_view()  # a battle's own link (?battle=<id>), read-only, above the tabs
         with gr.Tab("Arena", id="arena"):
             view = arena_tab(services.settings.oauth_enabled, banner=mode_banner(services),
-                             terms=terms_markdown(services))
+                             terms=terms_markdown(services), max_chars=services.settings.max_question_chars)
             handlers = ArenaHandlers(services.arena, view)
             wire_arena(handlers)
             mine = battle_view.my_battles_panel()  # a folded panel under the battle (a tab would not fit at 390 px)
         with gr.Tab("Leaderboard", id="leaderboard"):
             board = leaderboard.build()
-        if services.settings.reviewers:  # expert annotators named in SCIARENA_REVIEWERS (signed in)
+        if review_tab_shown(services.settings):  # expert annotators named in SCIARENA_REVIEWERS, signed in
             with gr.Tab("Review", id="review"):
                 review_tab.build(services)
         with gr.Tab("About", id="about"):
@@ -126,13 +142,19 @@ def build_app(services: Services) -> gr.Blocks:
     return demo
 
 
+def question_hint(max_chars: int) -> str:
+    """The line under the question box: its limit is said before Send, not only in the refusal after it
+    (the box does not cut a pasted question short: the refusal says how much to shorten it)."""
+    return f"Up to {max_chars:,} characters · Enter sends · Shift+Enter adds a line"
+
+
 def example_labels() -> list[str]:
     """Each example question with its discipline in front (the button shows the label, Send gets the question)."""
     return [f"{discipline} · {question}" for discipline, questions in render.EXAMPLE_QUESTIONS.items()
             for question in questions]
 
 
-def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") -> ArenaView:
+def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "", max_chars: int = 4000) -> ArenaView:
     """Lay out the Arena tab (inside a Blocks context); returns the components handlers update.
 
     ``banner`` says what mode the arena runs in (shown when not empty); ``terms`` is the consent text,
@@ -143,7 +165,7 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") ->
         gr.Markdown(banner, elem_id="mode-banner")
     # One line to start (it grows): Gradio sends a one-line box on Enter and adds a line on Shift+Enter.
     question = gr.Textbox(label="Your question", elem_id="question", lines=1, max_lines=12,
-                          info="Enter sends · Shift+Enter adds a line",
+                          info=question_hint(max_chars),
                           placeholder="e.g. How does retrieval-augmented generation reduce hallucination?")
     with gr.Row():
         send = gr.Button("Send", variant="primary", elem_id="send", scale=3)

@@ -1,0 +1,38 @@
+"""What the Arena, Review and About tabs say before anyone acts (issue 23, finding 9)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+import gradio as gr
+
+from sciarena.core.settings import Settings
+from sciarena.ui.about import about_markdown
+from sciarena.ui.app import arena_tab, review_tab_shown
+
+
+def test_the_question_box_states_its_limit_before_send():
+    with gr.Blocks():
+        view = arena_tab(max_chars=4000)
+    assert "Up to 4,000 characters" in view.question.info
+    with gr.Blocks():
+        assert "Up to 250 characters" in arena_tab(max_chars=250).question.info
+    assert Settings.from_env({"SCIARENA_MAX_QUESTION_CHARS": "250"}).max_question_chars == 250
+
+
+def test_the_review_tab_is_hidden_with_a_warning_when_nobody_can_sign_in(tmp_path, caplog):
+    reviewers = Settings(data_dir=tmp_path, reviewers=frozenset({"alice"}))
+    with caplog.at_level(logging.WARNING, logger="sciarena.ui.app"):
+        assert review_tab_shown(reviewers) is False
+    assert "OAuth is not configured" in caplog.text and "Review tab is hidden" in caplog.text
+    caplog.clear()
+    assert review_tab_shown(replace(reviewers, oauth_enabled=True)) is True and not caplog.text
+    assert review_tab_shown(Settings(data_dir=tmp_path)) is False and not caplog.text  # no reviewers: no tab
+
+
+def test_about_says_the_board_is_kept_until_the_votes_change(make_services):
+    services = make_services()
+    text = about_markdown(services)
+    assert "whenever the page loads" not in text
+    assert "kept until the votes change" in text
