@@ -18,7 +18,7 @@ DASH = "—"
 CSS = """
 .board-wrap { overflow-x: auto; }
 .board-table { border-collapse: collapse; width: 100%; font-size: 0.88rem; }
-.board-table td.model { white-space: nowrap; }
+.board-table td.model { min-width: 9em; }  /* a long name wraps rather than push the table past its box */
 .board-table.compact { width: auto; min-width: 50%; }
 .board-table th { white-space: nowrap; word-break: keep-all; text-align: left; padding: 6px 8px;
                   border-bottom: 2px solid var(--border-color-primary); font-weight: 600; }
@@ -33,7 +33,7 @@ CSS = """
 .badge { display: inline-block; font-size: 0.72rem; padding: 0 6px; margin-left: 4px; border-radius: 9px;
          border: 1px solid var(--border-color-primary); color: var(--body-text-color-subdued);
          white-space: nowrap; }
-.ci-inline { display: none; }
+.ci-inline, .ci-inline-note { display: none; }
 .board-legend { font-size: 0.85rem; color: var(--body-text-color-subdued); margin: 4px 0; }
 .swatch { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 8px; vertical-align: middle; }
 .board-chart { width: 100%; max-width: 460px; height: auto; display: block; margin: 0 auto;
@@ -53,11 +53,20 @@ CSS = """
 .board-matrix td small { display: block; font-size: 0.68rem; opacity: 0.75; }
 .board-matrix td.few { color: #57606a; background: transparent; }
 .board-matrix td.empty { background: transparent; }
+@media (max-width: 1400px) {
+  /* with style control, two ratings and two intervals beside the catalogue columns overflowed a 1280 px
+     box: each interval goes under its rating, as on a phone */
+  .board-wrap.styled:not(.all) .ci { display: none; }
+  .board-wrap.styled:not(.all) .ci-inline { display: block; font-size: 0.72rem; opacity: 0.8; }
+  .board-wrap.styled:not(.all) .ci-inline-note { display: inline; }
+}
 @media (max-width: 700px) {
   .board-wrap:not(.all) .x { display: none; }
   /* two ratings and two intervals do not fit side by side: each interval goes under its rating */
   .board-wrap.styled:not(.all) .ci { display: none; }
-  .board-wrap.styled:not(.all) .ci-inline { display: block; font-size: 0.68rem; opacity: 0.8; }
+  /* an interval may break after its dash: two ratings, two intervals and a badged name overflowed 302 px */
+  .board-wrap.styled:not(.all) .ci-inline { display: block; font-size: 0.68rem; opacity: 0.8; white-space: normal; }
+  .board-wrap.styled:not(.all) .badge { margin-left: 0; padding: 0 4px; }
   .board-wrap.styled:not(.all) .board-table { font-size: 0.76rem; }
   .board-wrap.styled:not(.all) .board-table td.model { min-width: 0; }
   .board-wrap.styled:not(.all) .board-table th, .board-wrap.styled:not(.all) .board-table td { padding: 3px; }
@@ -101,7 +110,8 @@ def _legend(rows: Sequence[Mapping[str, Any]], styled: bool) -> str:
         [('#2da44e', 'open weights')] if True in kinds else [])
     text = "".join(f'<span class="swatch" style="background:{colour}"></span>{name}' for colour, name in parts)
     if styled:
-        text += ("; " if text else "") + "SC = style-controlled"
+        text += (("; " if text else "") + "SC = style-controlled"
+                 + '<span class="ci-inline-note">; the small numbers under a rating are its 95% CI</span>')
     return f'<div class="board-legend">{text}</div>' if text else ""
 
 
@@ -142,7 +152,7 @@ def render_table(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False
                     + "</tr>")
     wrap = "board-wrap" + (" all" if all_columns else "") + (" styled" if styled else "")
     note = f'<p class="board-legend">{escape(unplayed_note(unplayed))}</p>' if unplayed else ""
-    return (f'{_legend(rows, styled)}<div class="{wrap}"><table class="board-table"><thead><tr>{head}</tr></thead>'
+    return (f'<div class="{wrap}">{_legend(rows, styled)}<table class="board-table"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>{note}')
 
 

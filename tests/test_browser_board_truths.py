@@ -1,0 +1,104 @@
+"""The Leaderboard and Arena tabs in Chromium at 1280 and 390 px on a small, fresh arena (issue 23, findings 1
+and 9): the table fits its box with style control off and on, the legend names only the kinds of row shown, a
+discipline view does not rank a model that never played in it, "Over time" says why it is empty when every
+vote is from one day, and the question box states its limit before Send.
+
+Screenshots land in test-artifacts/truths-*.png for a person to look at.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import numpy as np
+import pytest
+from arena_server import running_arena
+from test_browser import ARTIFACTS, browser  # noqa: F401  (the module-scoped Chromium fixture)
+
+from sciarena.board.synthetic import simulate, write_jsonl
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+# the bundled baselines and the catalogue's longest name (open weights): no proprietary row
+MODELS = ("Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)",
+          "Qwen3 235B A22B Thinking (2507)")
+BYSTANDER = MODELS[3]  # never plays in Engineering
+FIT = """() => { const w = document.querySelector('#leaderboard-table .board-wrap');
+                 return [w.scrollWidth, w.clientWidth]; }"""
+
+
+@pytest.fixture(scope="module")
+def arena(tmp_path_factory):
+    data = tmp_path_factory.mktemp("data")
+    shard = data / "votes" / "2025-06-01" / "votes-fresh.jsonl"
+    shard.parent.mkdir(parents=True)
+    table = simulate(np.linspace(900, 1100, 4), 60, seed=7, length_effect=0.4)
+    plays = (table.a == 3) | (table.b == 3)
+    table = dataclasses.replace(table, models=MODELS, subjects=("Engineering", "Natural Science"),
+                                subject=plays.astype(np.int16))
+    write_jsonl(table, shard, day_of=["2025-06-01"] * table.n_votes)  # every vote on one day
+    with running_arena(data) as running:
+        yield running
+
+
+def _open_board(browser, arena, width, height):  # noqa: F811
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(arena.url, wait_until="domcontentloaded")
+    page.get_by_role("tab", name="Leaderboard").click()
+    page.wait_for_function("() => (document.querySelector('#leaderboard-table')?.innerText || '').includes('Rank')",
+                           timeout=30_000)
+    return page
+
+
+def _fits(page, what: str) -> None:
+    scroll, client = page.evaluate(FIT)
+    assert scroll <= client, f"{what}: the table is {scroll - client} px wider than its box"
+
+
+@pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
+def test_the_board_fits_and_says_only_what_is_true(browser, arena, width, height):  # noqa: F811
+    page = _open_board(browser, arena, width, height)
+    table = page.locator("#leaderboard-table")
+    legend = table.locator(".board-legend").first.inner_text()
+    assert "open weights" in legend and "proprietary" not in legend
+    _fits(page, f"{width} px, style off")
+    page.screenshot(path=str(ARTIFACTS / f"truths-{width}-overall.png"), full_page=True)
+
+    page.locator("#board-style input").check()
+    page.wait_for_function("() => (document.querySelector('#leaderboard-table')?.innerText || '').includes('SC rating')",
+                           timeout=60_000)
+    _fits(page, f"{width} px, style on")
+    assert "95% CI" in table.inner_text()  # in a column, or said in the legend when under each rating
+    page.locator("#leaderboard-table").scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / f"truths-{width}-style.png"), full_page=False)
+    page.locator("#board-style input").uncheck()
+
+    page.locator("#board-view input").click()
+    option = page.get_by_role("option", name=re.compile(r"^Discipline: Engineering \(\d+ votes?\)$"))
+    option.first.click()
+    page.wait_for_function("() => document.querySelector('#leaderboard-summary').innerText.includes('View: votes of')",
+                           timeout=20_000)
+    rows = table.locator("tbody tr")
+    assert rows.count() == 3 and BYSTANDER not in " ".join(rows.all_inner_texts())
+    assert f"Not ranked in this view (no battles in it): {BYSTANDER}." in table.inner_text()
+    assert "1000.0–1000.0" not in table.inner_text()
+    page.screenshot(path=str(ARTIFACTS / f"truths-{width}-discipline.png"), full_page=True)
+
+    page.locator("#board-history button").first.click()
+    history = page.locator("#history-plot")
+    history.get_by_text("cast in one day").wait_for(timeout=20_000)
+    assert "2025-06-01" in history.inner_text() and not history.locator("svg").count()
+    history.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / f"truths-{width}-history.png"), full_page=False)
+    page.close()
+
+
+@pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
+def test_the_question_box_states_its_limit(browser, arena, width, height):  # noqa: F811
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(arena.url, wait_until="domcontentloaded")
+    hint = page.locator("#question").get_by_text("Up to 4,000 characters")
+    hint.wait_for(timeout=20_000)
+    assert hint.is_visible()
+    page.screenshot(path=str(ARTIFACTS / f"truths-{width}-question.png"), full_page=False)
+    page.close()
