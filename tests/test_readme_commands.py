@@ -29,6 +29,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from sciarena.arena.rules import ArenaSession, Ballot
+from sciarena.cli.main import main as cli_main
 from sciarena.core.errors import ReviewRefused
 from sciarena.core.settings import Settings
 from sciarena.providers.catalogue import load_catalogue
@@ -289,3 +290,14 @@ def test_a_broken_command_fails_and_a_refusal_needs_exactly_one_sentence(tmp_pat
     assert problem(broken, Outcome(0, "\n", "")) is not None  # nothing printed
     unknown, = readme_commands("```bash\ncurl https://example.org\n```\n")
     assert skip_reason(unknown, tmp_path) is None and problem(unknown, run_command(unknown, tmp_path)) is not None
+
+
+@pytest.mark.parametrize("argv", [["leaderboard", "--votes", "v.jsonl", "--style", "lenght"], [],
+                                  ["label", "categories", "--votes", "v.jsonl"], ["leaderboard", "--no-such-flag"]])
+def test_a_bad_command_line_is_refused_in_one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse's own refusal prints the whole usage before the reason; the contract is one sentence."""
+    with pytest.raises(SystemExit) as stop:
+        cli_main(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("python -m sciarena") and "--help" in err

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from sciarena.cli.common import guarded
+from sciarena.cli.common import OneLineParser, guarded
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     from sciarena.cli import reviews as review_cli
     from sciarena.cli import stats as stats_cli
 
-    parser = argparse.ArgumentParser(prog="python -m sciarena", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m sciarena", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     leaderboard_cli.add_parser(commands)
     index_cli.add_parser(commands)
