@@ -50,6 +50,17 @@ def displayable(text: str) -> str:
     return _BIDI_CONTROLS.sub("", scrub(text))
 
 
+# Control characters (C0 but tab and newline, DEL, C1) and every bidirectional control and override.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
+def storable_text(text: str) -> str:
+    """Free text a visitor typed, as it is stored: ``scrub`` and no control characters (NUL, ESC, …) or
+    bidirectional overrides, which would make a stored reason read differently from what it is or break
+    the tools that read the votes. Tabs and line breaks stay (a carriage return goes: \n is the break)."""
+    return _UNPRINTABLE.sub("", scrub(text))
+
+
 # Cyrillic and Greek letters drawn like Latin ones (the Unicode confusables that matter for names).
 _CONFUSABLES = str.maketrans(
     "АВСЕНІЈКМОРЅТХУаеіјорсѕухԁһӏ"  # Cyrillic
