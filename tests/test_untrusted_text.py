@@ -25,8 +25,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from sciarena.answer.clean import (ReasoningFilter, clean_answer, normalise_citations, strip_html,
-                                   strip_reasoning)
+from sciarena.answer.clean import ReasoningFilter, clean_answer, normalise_citations, strip_html, strip_reasoning
 from sciarena.answer.redact import redact_identity, topic_text
 from sciarena.arena.rules import validate_question
 from sciarena.core.errors import SciArenaError

@@ -26,6 +26,7 @@ from sciarena.core.errors import (
     InvalidChoice,
     InvalidQuestion,
     NoBattle,
+    NotYourBattle,
     RetrievalError,
     SciArenaError,
 )
@@ -35,7 +36,7 @@ from sciarena.arena.pairing import new_battle, sample_pair
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever
 from sciarena.arena.runner import BattleRunner, Progress
-from sciarena.core.text import scrub
+from sciarena.core.text import scrub, storable_text
 from sciarena.core.types import CHOICES, Battle, Choice, GenerationRequest, Vote
 from sciarena.votes.store.counts import BattleCounts
 from sciarena.votes.schema import vote_record
@@ -94,6 +95,15 @@ def validate_question(text: str | None, max_chars: int) -> str:
     return question
 
 
+def identities(visitor: Visitor | None, salt: str) -> tuple[str, ...]:
+    """The voter ids that stand for ``visitor``: as signed in, and as their browser (key or session) alone,
+    so that signing in or out between asking and voting keeps the battle theirs."""
+    if visitor is None:
+        return ()
+    ids = (voter_id(visitor, salt), voter_id(replace(visitor, username=None), salt))
+    return tuple(dict.fromkeys(i for i in ids if i))
+
+
 def normalise_choice(choice: str | None) -> Choice:
     """'a', ' Tie ' … → one of types.CHOICES, or InvalidChoice."""
     normalised = {c.lower(): c for c in CHOICES}.get((choice or "").strip().lower())
@@ -148,7 +158,8 @@ class Arena:
         pair = sample_pair(self.pool.active, self.rng, self.counts.snapshot(), self.settings.outage)
         # Unlabelled: ``vote`` labels, so a labelling model never delays the answers and is paid only
         # for the questions that are voted on (the only ones a label is recorded for).
-        battle = new_battle(question, retrieval, pair, created_at=self.clock())
+        battle = replace(new_battle(question, retrieval, pair, created_at=self.clock()),
+                         owners=identities(visitor, self.settings.id_salt))
         request = GenerationRequest(question=question, references=retrieval.references,
                                     messages=build_messages(question, retrieval.references))
         lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
@@ -167,6 +178,10 @@ class Arena:
         battle = session.battle if session else None
         if session is None or battle is None:
             raise NoBattle("There is no battle to vote on yet — ask a question first.")
+        who = voter_id(ballot.visitor, self.settings.id_salt)
+        if battle.owners and not set(identities(ballot.visitor, self.settings.id_salt)) & set(battle.owners):
+            raise NotYourBattle("This battle was started in another browser, so it cannot be voted on from here. "
+                                "Ask your own question to vote.")
         if session.voted:
             raise AlreadyVoted("You have already voted on this battle. Press New battle for another.")
         if not battle.finished:
@@ -176,14 +191,13 @@ class Arena:
         if self.clock() - battle.created_at > self.settings.battle_ttl_s:
             raise BattleExpired("This battle has expired; please start a new one.")
         require_consent(ballot.consent)
-        who = voter_id(ballot.visitor, self.settings.id_salt)
         undo = self._limiter.reserve_vote(who)  # RateLimitedVisitor over votes_per_day
         try:
             # After the limits (a refused vote costs no model call); the rules stand in for a model that
             # fails, times out or answers garbage, so labelling never loses a vote.
             labels = self.labeller.label(battle.question, battle.retrieval)
             battle = replace(battle, question_type=labels.question_type, subject=labels.subject)
-            vote = Vote(battle=battle, choice=choice, reason=(ballot.reason or "").strip()[:MAX_REASON_CHARS],
+            vote = Vote(battle=battle, choice=choice, reason=storable_text(ballot.reason or "").strip()[:MAX_REASON_CHARS],
                         voter_id=who, consent=True, timestamp=utc_now_iso())
             self.store.append(vote_record(vote, labels))  # VoteRejected if this battle already has a stored vote
         except BaseException:

@@ -296,6 +296,9 @@ class Battle:
     side_b: SideResult | None = None
     subject: str = ""
     question_type: str = ""
+    # Hashed voter ids (votes.voter.voter_id) of whoever started it: as signed in, and as their browser
+    # alone. A vote must come from one of them (empty: anyone, a battle a caller that knows nobody started).
+    owners: tuple[str, ...] = ()
 
     @property
     def finished(self) -> bool:

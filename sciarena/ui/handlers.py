@@ -135,6 +135,17 @@ class ArenaHandlers:
         yield from self._stream(progress, turn)
 
     def _stream(self, progress: Iterator[Any], turn: int | None) -> Iterator[Updates]:
+        """The battle's snapshots as updates. Closing this generator (Gradio does when the client goes away
+        or cancels) closes the battle at once: its sides stop and its paid slot is freed, not left to the
+        garbage collector."""
+        try:
+            yield from self._updates(progress, turn)
+        finally:
+            close = getattr(progress, "close", None)
+            if close is not None:
+                close()
+
+    def _updates(self, progress: Iterator[Any], turn: int | None) -> Iterator[Updates]:
         v = self.view
         status = ""
         for snapshot in progress:

@@ -11,8 +11,7 @@ import math
 import threading
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from sciarena.arena.limits.rules import BATTLE, BUSY_MESSAGE, DAY, HOUR, VOTE, Lease, Limits, is_paid, refusal
-from sciarena.core.errors import ArenaBusy
+from sciarena.arena.limits.rules import BATTLE, DAY, HOUR, VOTE, Lease, Limits, busy, is_paid, over_share, refusal
 
 if TYPE_CHECKING:
     from sciarena.core.types import ModelSpec
@@ -28,7 +27,7 @@ class Limiter:
         self._clock = clock
         self._lock = threading.Lock()
         self._events: dict[tuple[str, str], list[float]] = {}  # (kind, voter key) → times, oldest first
-        self._running: dict[int, float] = {}  # lease number → expiry time
+        self._running: dict[int, tuple[float, str | None]] = {}  # lease number → (expiry time, voter key)
         self._numbers = itertools.count()
         self._swept = -math.inf
 
@@ -77,12 +76,16 @@ class Limiter:
                 self._over(BATTLE, key, now)
             number = None
             if paid and self.limits.max_paid_battles:
-                for lease, expiry in [item for item in self._running.items() if item[1] <= now]:
+                for lease in [n for n, (expiry, _) in self._running.items() if expiry <= now]:
                     del self._running[lease]
+                share = self.limits.max_paid_per_visitor
+                held = sorted(expiry for expiry, holder in self._running.values() if holder == key)
+                if key is not None and share and len(held) >= share:
+                    raise over_share(share, held[len(held) - share] - now)  # its oldest slot frees one
                 if len(self._running) >= self.limits.max_paid_battles:
-                    raise ArenaBusy(BUSY_MESSAGE)
+                    raise busy(min(expiry for expiry, _ in self._running.values()) - now)
                 number = next(self._numbers)
-                self._running[number] = now + self.limits.lease_s
+                self._running[number] = (now + self.limits.lease_s, key)
             if counted and key is not None:
                 self._record(BATTLE, key, now)
         return Lease(None if number is None else lambda: self._free(number))
@@ -100,7 +103,7 @@ class Limiter:
         """Paid battles holding a slot now."""
         with self._lock:
             now = self._clock()
-            return sum(1 for expiry in self._running.values() if expiry > now)
+            return sum(1 for expiry, _ in self._running.values() if expiry > now)
 
     def reserve_vote(self, key: str) -> Callable[[], None]:
         """Count one vote for ``key`` or raise RateLimitedVisitor; returns the undo for a vote that

@@ -16,7 +16,7 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from sciarena.arena.limits.rules import BATTLE, BUSY_MESSAGE, VOTE, Lease, Limits, is_paid, refusal
+from sciarena.arena.limits.rules import BATTLE, VOTE, Lease, Limits, busy, is_paid, over_share, refusal
 from sciarena.core.errors import ArenaBusy
 
 if TYPE_CHECKING:
@@ -24,9 +24,10 @@ if TYPE_CHECKING:
 
 UNREACHABLE = "The arena cannot check its usage limits right now; please try again in a minute."
 
-# KEYS[1] events of (kind, key) or "" (nobody to count), KEYS[2] running leases or "" (no slot needed).
-# ARGV: now, record (0/1), event member, longest window, n rules, (window, limit) × n, cap, lease expiry,
-# lease member. Returns {"ok"} | {"limit", rule index (1-based), retry seconds} | {"busy"}.
+# KEYS[1] events of (kind, key) or "" (nobody to count), KEYS[2] running leases or "" (no slot needed),
+# KEYS[3] this key's running leases or "" (no fair share to keep). ARGV: now, record (0/1), event member,
+# longest window, n rules, (window, limit) × n, cap, lease expiry, lease member, share.
+# Returns {"ok"} | {"limit", rule index (1-based), retry seconds} | {"busy", retry} | {"share", retry}.
 _ADMIT = """
 local now = tonumber(ARGV[1])
 local n = tonumber(ARGV[5])
@@ -45,10 +46,24 @@ end
 local cap_at = 6 + 2 * n
 if KEYS[2] ~= "" then
   redis.call("ZREMRANGEBYSCORE", KEYS[2], "-inf", now)
+  if KEYS[3] ~= "" then
+    redis.call("ZREMRANGEBYSCORE", KEYS[3], "-inf", now)
+    local share = tonumber(ARGV[cap_at + 3])
+    local held = redis.call("ZCARD", KEYS[3])
+    if held >= share then
+      local oldest = redis.call("ZRANGE", KEYS[3], held - share, held - share, "WITHSCORES")
+      return {"share", tostring(tonumber(oldest[2]) - now)}
+    end
+  end
   if redis.call("ZCARD", KEYS[2]) >= tonumber(ARGV[cap_at]) then
-    return {"busy"}
+    local first = redis.call("ZRANGE", KEYS[2], 0, 0, "WITHSCORES")
+    return {"busy", tostring(tonumber(first[2]) - now)}
   end
   redis.call("ZADD", KEYS[2], tonumber(ARGV[cap_at + 1]), ARGV[cap_at + 2])
+  if KEYS[3] ~= "" then
+    redis.call("ZADD", KEYS[3], tonumber(ARGV[cap_at + 1]), ARGV[cap_at + 2])
+    redis.call("EXPIRE", KEYS[3], math.ceil(tonumber(ARGV[cap_at + 1]) - now) + 60)  -- the caller's clock
+  end
 end
 if KEYS[1] ~= "" and ARGV[2] == "1" then
   redis.call("ZADD", KEYS[1], now, ARGV[3])
@@ -87,19 +102,26 @@ class RedisLimiter:
     def _running_key(self) -> str:
         return f"{self._prefix}running"
 
-    def _run(self, kind: str, key: str | None, *, record: bool, slot: bool) -> tuple[str, str | None]:
-        """Check (and with ``record`` count) one event of ``kind`` for ``key``; take a slot with ``slot``.
-        Returns (the event's member, the slot's member or None)."""
+    def _held_key(self, key: str) -> str:
+        """The paid slots one voter key holds (its fair share of ``_running_key``)."""
+        return f"{self._prefix}running:{key}"
+
+    def _run(self, kind: str, key: str | None, *, record: bool, slot: bool,
+             holder: str | None = None) -> tuple[str, str | None]:
+        """Check (and with ``record`` count) one event of ``kind`` for ``key``; take a slot with ``slot``,
+        within ``holder``'s fair share when one is given. Returns (the event's member, the slot's member or None)."""
         import redis
 
         rules = self.limits.rules(kind)
         now = self._clock()
         member, lease = uuid.uuid4().hex, uuid.uuid4().hex if slot else ""
-        keys = [self._events(kind, key) if key is not None else "", self._running_key if slot else ""]
+        share = self.limits.max_paid_per_visitor
+        keys = [self._events(kind, key) if key is not None else "", self._running_key if slot else "",
+                self._held_key(holder) if slot and holder is not None and share else ""]
         args: list[Any] = [now, int(record), member, max((w for _, w, _ in rules), default=0.0), len(rules)]
         for _, window, limit in rules:
             args += [window, limit]
-        args += [self.limits.max_paid_battles, now + self.limits.lease_s, lease]
+        args += [self.limits.max_paid_battles, now + self.limits.lease_s, lease, share]
         try:
             answer = self._admit(keys=keys, args=args)
         except redis.RedisError:
@@ -109,7 +131,9 @@ class RedisLimiter:
             name, _, limit = rules[int(answer[1]) - 1]
             raise refusal(name, limit, float(answer[2]))
         if verdict == "busy":
-            raise ArenaBusy(BUSY_MESSAGE)
+            raise busy(float(answer[1]))
+        if verdict == "share":
+            raise over_share(share, float(answer[1]))
         return member, lease or None
 
     def check_battle(self, key: str | None) -> None:
@@ -122,14 +146,18 @@ class RedisLimiter:
         slot = paid and bool(self.limits.max_paid_battles)
         if not (counted and key is not None) and not slot:
             return Lease()
-        _, lease = self._run(BATTLE, key if counted else None, record=True, slot=slot)
-        return Lease(None if lease is None else lambda: self._free(lease))
+        _, lease = self._run(BATTLE, key if counted else None, record=True, slot=slot, holder=key)
+        return Lease(None if lease is None else lambda: self._free(lease, key))
 
-    def _free(self, lease: str) -> None:
+    def _free(self, lease: str, holder: str | None) -> None:
         import redis
 
         try:
-            self._redis.zrem(self._running_key, lease)
+            pipe = self._redis.pipeline()
+            pipe.zrem(self._running_key, lease)
+            if holder is not None:
+                pipe.zrem(self._held_key(holder), lease)
+            pipe.execute()
         except redis.RedisError:
             pass  # the slot expires by itself (lease_s)
 
