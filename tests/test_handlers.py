@@ -283,10 +283,11 @@ def test_a_battle_is_voted_on_only_from_the_browser_that_started_it(scripted, ui
         with pytest.raises(gr.Error, match="started in another browser"):
             handlers.vote("B", "", True, session, VISITOR, profile, key)
     assert list(handlers.arena.store.records()) == []
-    shown = handlers.vote_button("A")("", True, session, owner, VISITOR, SimpleNamespace(username="ada"))
+    shown = handlers.vote_button("A")("Clear\x00er \x1b[2Jcites\u202e txet\u2066", True, session, owner, VISITOR,
+                                      SimpleNamespace(username="ada"))
     assert shown[v.vote_error] == "" and shown[v.session].voted  # signing in meanwhile keeps it the owner's
     [record] = list(handlers.arena.store.records())
-    assert record["vote"] == "A"
+    assert record["vote"] == "A" and record["reason"] == "Clearer [2Jcites txet"  # no NUL, ESC, bidi override
 
 
 def test_votes_from_one_browser_key_share_a_voter_id_and_other_keys_do_not(scripted, ui):

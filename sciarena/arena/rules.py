@@ -197,7 +197,8 @@ class Arena:
             # fails, times out or answers garbage, so labelling never loses a vote.
             labels = self.labeller.label(battle.question, battle.retrieval)
             battle = replace(battle, question_type=labels.question_type, subject=labels.subject)
-            vote = Vote(battle=battle, choice=choice, reason=storable_text(ballot.reason or "").strip()[:MAX_REASON_CHARS],
+            reason = storable_text(ballot.reason or "").strip()[:MAX_REASON_CHARS]  # no NUL, ESC or U+202E
+            vote = Vote(battle=battle, choice=choice, reason=reason,
                         voter_id=who, consent=True, timestamp=utc_now_iso())
             self.store.append(vote_record(vote, labels))  # VoteRejected if this battle already has a stored vote
         except BaseException:
