@@ -205,15 +205,21 @@ def normalise_citations(text: str, n_refs: int, references: Sequence[Reference] 
     valid = range(1, n_refs + 1)
     if references:
         text = _author_year(text, references)
+    text = _REPEATED.sub(r"\1", text)  # first, so a run of one citation is one match below, not thousands
     text = _NUMERIC.sub(lambda m: _numeric(m, valid), text)
     text = re.sub(r"(\[\d{1,4}\])[ \t]+(?=\[\d)", r"\1", text)
-    text = re.sub(r"(\[\d{1,4}\])\1+", r"\1", text)
+    text = _REPEATED.sub(r"\1", text)
     surnames = {_fold(_last_token(r.paper.authors[0])) for r in references if r.paper.authors}
     return _one_citation_per_sentence(text, surnames)
 
 
+_REPEATED = re.compile(r"(\[\d{1,4}\])\1+")
+
+
 def _numeric(match: re.Match[str], valid: range) -> str:
     body = match.group("a") or match.group("b")
+    if body.isdigit():  # the common "[n]": no list or range to read
+        return match.group("pre") + f"[{int(body)}]" if int(body) in valid else ""
     items = [p.strip() for p in re.split(r"[,;]", body)]
     if len(items) == 2 and items[0] == "0":
         return match.group(0)  # "[0, 1]": a numeric interval
