@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from sciarena.answer.clean import ReasoningFilter, clean_answer, normalise_citations, strip_html, strip_reasoning
-from sciarena.answer.redact import redact_identity, topic_text
+from sciarena.answer.redact import Shield, redact_identity, topic_text
 from sciarena.arena.rules import validate_question
 from sciarena.core.errors import SciArenaError
 from sciarena.core.text import reading_view, storable_text
@@ -104,6 +104,7 @@ def _review_tab(tmp: Path) -> Callable[[str], object]:
 def functions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Callable[[str], object]]:
     retriever = LocalRetriever(load_demo_index(None), "local:demo")
     verifier = CitationVerifier(REFS)
+    shield = Shield(QUESTION, REFS)
     return {
         "validate_question": _quiet(lambda t: validate_question(t, 10**9)),
         "query_stems": query_stems,
@@ -119,6 +120,8 @@ def functions(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Callable[[s
         "reading_view": reading_view,
         "redact_final": lambda t: redact_identity(t, EXEMPT),
         "redact_streaming": lambda t: redact_identity(t, EXEMPT, partial=True),
+        "shield_final": shield.show,
+        "shield_streaming": lambda t: shield.show(t, partial=True),
         "verify_citations": verifier.verify,
         "safe_markdown": render.safe_markdown,
         "render_streaming": lambda t: render.answer_markdown(t, references=REFS, status="Revising the draft"),
@@ -161,7 +164,8 @@ def growth(fn: Callable[[str], object], unit: str, repeats: int = 3) -> tuple[in
 
 NAMES = ("validate_question", "query_stems", "moderation", "parse_plan", "parse_plan_raw", "retrieve",
          "strip_reasoning", "reasoning_stream", "strip_html", "normalise_citations", "clean_answer", "reading_view",
-         "redact_final", "redact_streaming", "verify_citations", "safe_markdown", "render_streaming", "render_final",
+         "redact_final", "redact_streaming", "shield_final", "shield_streaming", "verify_citations", "safe_markdown",
+         "render_streaming", "render_final",
          "escape", "escape_html", "reason_storage", "review_tab")
 
 
@@ -187,7 +191,7 @@ def test_linear(functions: dict[str, Callable[[str], object]], name: str, unit: 
 @pytest.mark.parametrize("unit", KNOWN)
 def test_linear_on_the_known_runs(functions: dict[str, Callable[[str], object]], unit: str) -> None:
     """The runs issue 21 and earlier work named, through the functions that render and redact them."""
-    for name in ("safe_markdown", "render_streaming", "redact_streaming", "clean_answer"):
+    for name in ("safe_markdown", "render_streaming", "shield_streaming", "clean_answer"):
         size, small, double = growth(functions[name], unit)
         if double > FACTOR * small + SLACK_S:
             size, small, double = growth(functions[name], unit, repeats=7)

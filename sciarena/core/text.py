@@ -97,7 +97,8 @@ _SPECIAL = re.compile(
     r"|\\\[(?:[^\\]|\\(?!\])){1,400}\\\])"
     r"|(?P<marks>[*_~`]+)"
     # letters spelled out with single separators: "G P T", "C.l.a.u.d.e", "G-P-T", "C·l·a·u·d·e"
-    r"|(?P<spaced>(?<![^\W_])(?:[A-Za-z][ .\-·•/|:,;+'’](?=[A-Za-z])){2,64}[A-Za-z](?![^\W_]))"
+    r"|(?P<spaced>(?<![^\W_])(?:[A-Za-z][ .\-·•/|:,;+'’\u2010-\u2015\u2212\ufe63\uff0d](?=[A-Za-z])){2,64}"
+    r"[A-Za-z](?![^\W_]))"
     r"|(?P<other>[^\x00-\x7f\u4e00-\u9fff]+)"
 )
 # Inside math: commands (\mathrm, \text, \alpha …), braces, sub/superscript marks and spaces draw nothing

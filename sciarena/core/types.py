@@ -254,6 +254,7 @@ class Answer:
     raw_text: str
     cited: tuple[int, ...]  # reference numbers, in order of first citation
     redacted: bool = False  # an identity word was removed (anonymity policy)
+    masked: bool = False  # a model name the question shares with the catalogue was hidden until the vote
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,8 @@ OWN_FIELDS: tuple[str, ...] = (
     "cost_usd_b",
     "redacted_a",
     "redacted_b",
+    "masked_a",  # a model name the question shares with the catalogue was hidden in this answer until the vote
+    "masked_b",
     "question_type_labeller",  # who gave question_type: "offline:rules:category" or a catalogue model's name
     "subject_labeller",  # who gave subject, likewise ("offline:rules:discipline" for the rules)
     # JSON text of a multi-step contestant's report (types.PipelineReport: steps, calls, extra passages,
@@ -187,6 +189,8 @@ def vote_record(vote: Vote, labels: QuestionLabels | None = None) -> dict[str, A
         "cost_usd_b": b.cost_usd,
         "redacted_a": a.answer.redacted,
         "redacted_b": b.answer.redacted,
+        "masked_a": a.answer.masked,
+        "masked_b": b.answer.masked,
         "question_type_labeller": labels.question_type_labeller if labels else None,
         "subject_labeller": labels.subject_labeller if labels else None,
         "pipeline_a": pipeline_json(a),
