@@ -24,10 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from gradio_client import Client  # noqa: E402
-
 from arena_server import running_arena  # noqa: E402
 from fake_openai import FakeOpenAI  # noqa: E402
+from gradio_client import Client  # noqa: E402
+
 from sciarena.core.settings import Settings  # noqa: E402
 from sciarena.wiring import build_services  # noqa: E402
 
@@ -73,7 +73,7 @@ def main() -> None:
                     server.add_script("alpha", (chunk,) * (kb * 1000 // len(chunk)), chunk_delay_s=0.02)
                 client = Client(arena.url, verbose=False)
                 started = time.perf_counter()
-                battle = threading.Thread(target=lambda: client.predict(QUESTION, api_name="/battle"))
+                battle = threading.Thread(target=client.predict, args=(QUESTION,), kwargs={"api_name": "/battle"})
                 times = loads_during(arena.url, battle)
                 label = "two normal answers (reference)" if unit == "normal" else f"{kb} kB of {unit!r} vs normal"
                 print(f"{label:34} battle {time.perf_counter() - started:6.2f} s; other visitor's loads "

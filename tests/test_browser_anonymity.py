@@ -11,14 +11,14 @@ import json
 from dataclasses import replace
 
 import pytest
-from gradio_client import Client
-
 from arena_server import running_arena
 from browser_support import ARTIFACTS, chromium
 from fake_openai import FakeOpenAI
+from gradio_client import Client
+from test_anonymity_view import SPEAKERS, SPELLINGS
+
 from sciarena.core.settings import Settings
 from sciarena.wiring import build_services
-from test_anonymity_view import SPEAKERS, SPELLINGS
 
 pytestmark = pytest.mark.browser
 

@@ -9,10 +9,10 @@ import time
 from dataclasses import replace
 
 import pytest
-from gradio_client import Client
-
 from arena_server import running_arena
 from fake_openai import FakeOpenAI
+from gradio_client import Client
+
 from sciarena.core.settings import Settings
 from sciarena.wiring import build_services
 
@@ -53,7 +53,8 @@ def test_one_client_cannot_take_every_paid_slot(tmp_path):
         with running_arena(tmp_path / "data", services=services) as arena:
             greedy = Client(arena.url, verbose=False)
             jobs = [greedy.submit(QUESTION, api_name="/battle") for _ in range(SLOTS)]
-            wait_for(lambda: sum(job.done() for job in jobs) >= SLOTS - 2 and limiter.running() == 2, "6 refused, 2 running")
+            wait_for(lambda: sum(job.done() for job in jobs) >= SLOTS - 2 and limiter.running() == 2,
+                     "6 refused, 2 running")
             refused = [job for job in jobs if job.done()]
             for job in refused:
                 with pytest.raises(Exception, match="You already have 2 battles answering at once"):
@@ -62,7 +63,7 @@ def test_one_client_cannot_take_every_paid_slot(tmp_path):
 
             polite = Client(arena.url, verbose=False)
             other = polite.submit(QUESTION, api_name="/battle")
-            wait_for(lambda: limiter.running() == 3, "the second client's battle holds a slot")  # the second client's battle started
+            wait_for(lambda: limiter.running() == 3, "the second client's battle holds a slot")
             assert not other.done()
 
             running = [job for job in jobs if not job.done()]
