@@ -75,3 +75,26 @@ def test_one_client_cannot_take_every_paid_slot(tmp_path):
             assert not other.done()  # the other client's battle keeps its slot
             other.cancel()
             wait_for(lambda: limiter.running() == 0, "every slot is free", timeout_s=10)
+
+
+@pytest.mark.browser
+def test_closing_the_tab_frees_its_paid_slot(tmp_path):
+    from browser_support import chromium
+
+    with FakeOpenAI() as server:
+        for model in ("alpha", "beta"):
+            server.add_script(model, tuple(f"word{i} [1] " for i in range(200)), chunk_delay_s=0.1)
+        services = build_services(settings_for(tmp_path, server))
+        limiter = services.arena.limiter
+        assert limiter is not None
+        with running_arena(tmp_path / "data", services=services) as arena, chromium() as browser:
+            page = browser.new_page()
+            page.goto(arena.url, wait_until="domcontentloaded")
+            page.locator("#send").wait_for(timeout=30_000)
+            page.locator("#question textarea").fill(QUESTION)
+            page.locator("#send").click()
+            wait_for(lambda: limiter.running() == 1, "the page's battle holds a slot")
+            started = time.monotonic()
+            page.close()  # the visitor goes away mid-answer (about 20 s of streaming left)
+            wait_for(lambda: limiter.running() == 0, "the closed tab's slot is free", timeout_s=10)
+            print(f"slot freed {time.monotonic() - started:.2f} s after the tab closed")

@@ -6,7 +6,9 @@ it durably. Every refusal is a typed SciArenaError (errors.py) whose message is 
 so the UI only shows messages and renders records; these rules are testable without Gradio.
 Both enforce the abuse limits (limits.py), keyed by the visitor's hashed voter id (voter.py): a
 visitor over a limit is refused before retrieval, and a paid battle is counted and given its slot
-after the draw, before any model is called.
+after the draw, before any model is called. A battle belongs to whoever started it (``Battle.owners``,
+their hashed ids): a vote from another browser or account is refused (NotYourBattle), even when it
+presents the owner's Gradio session.
 """
 
 from __future__ import annotations
