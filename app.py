@@ -4,10 +4,10 @@ import logging
 import signal
 import sys
 
-from sciarena.core.settings import Settings
 from sciarena.core.errors import SciArenaError
-from sciarena.wiring import build_services
+from sciarena.core.settings import Settings
 from sciarena.ui import build_app, launch_kwargs
+from sciarena.wiring import build_services
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

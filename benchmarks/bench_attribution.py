@@ -2,9 +2,11 @@
 
     python benchmarks/bench_attribution.py
     python benchmarks/bench_attribution.py --judge NAME     # also a catalogue model (paid: one call per pair)
+    python benchmarks/bench_attribution.py --offline-answers 20   # also: verdicts on the offline answers
+                                                                  # to the first 20 answerable labelled queries
 
-The lexical baseline's threshold is calibrated on the train split (calibrate_on); the test split is
-held out. Printed per split: three-way accuracy and confusion (gold rows, predicted columns), the
+The lexical baseline's threshold is calibrated on the train split (calibrate_on); the test and
+copied splits are held out. Printed per split: three-way accuracy and confusion (gold rows, predicted columns), the
 two-way accuracy the paper's analysis uses (supporting vs irrelevant-or-contradicting), and the
 accuracy of every threshold on the grid, so the choice can be seen, not just trusted.
 """
@@ -12,7 +14,9 @@ accuracy of every threshold on the grid, so the choice can be seen, not just tru
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -55,8 +59,8 @@ def report(title: str, items: Sequence[LabelledPair], predicted: Sequence[str]) 
 
 def closest_sentence_verdict(judge: LexicalJudge, item: LabelledPair) -> str:
     """The verdict of the pipeline's citation check (sciarena/pipelines/verify.py) on one pair."""
-    from sciarena.pipelines.verify import CitationVerifier
     from sciarena.core.types import Paper, Passage, Reference
+    from sciarena.pipelines.verify import CitationVerifier
 
     paper = Paper(paper_id=item.id, title="")
     reference = Reference(1, paper, (Passage(f"{item.id}#0", paper, item.pair.passage),))
@@ -65,10 +69,38 @@ def closest_sentence_verdict(judge: LexicalJudge, item: LabelledPair) -> str:
     return judge.decide(judge.overlap(item.pair.claim, item.pair.passage), True)  # irrelevant or contradicting
 
 
+def offline_answer_verdicts(judge: LexicalJudge, n_questions: int) -> None:
+    """How the judge labels the (sentence, citation) pairs of the three offline composers' answers to the
+    first ``n_questions`` answerable labelled retrieval queries over the demo corpus. The composers copy
+    sentences from the passages they cite, so nearly every pair should be supporting."""
+    # imported here: only this option reads the corpus and composes answers
+    from sciarena.core.settings import PACKAGE_DIR
+    from sciarena.providers.offline_strategies import claim_clusters, extractive_mmr, per_paper_digest
+    from sciarena.retrieval.local import open_local_retriever
+    from sciarena.science.labelling.attribution import side_pairs
+    from sciarena.votes.schema import citation_record
+
+    lines = (PACKAGE_DIR / "data" / "eval" / "retrieval_queries.jsonl").read_text(encoding="utf-8").splitlines()
+    questions = [q["question"] for q in map(json.loads, filter(str.strip, lines)) if q["kind"] == "answerable"]
+    retriever = open_local_retriever("local")
+    tally: Counter[str] = Counter()
+    for question in questions[:n_questions]:
+        retrieval = retriever.retrieve(question)
+        citations = [citation_record(r) for r in retrieval.references]
+        for compose in (extractive_mmr, per_paper_digest, claim_clusters):
+            for pair in side_pairs(compose(question, retrieval.references), citations).pairs:
+                tally[judge.judge(pair).value] += 1
+    total = sum(tally.values())
+    print(f"\noffline answers to {min(n_questions, len(questions))} answerable queries, 3 composers: {total} pairs; "
+          + ", ".join(f"{v} {tally[v]} ({100 * tally[v] / max(total, 1):.1f}%)" for v in VERDICTS))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", default=str(PAIRS_FILE), help="the labelled pairs (JSON lines)")
     parser.add_argument("--judge", metavar="NAME", help="also measure a catalogue model (one call per pair)")
+    parser.add_argument("--offline-answers", type=int, default=0, metavar="N",
+                        help="also count the lexical verdicts on offline answers to N labelled queries")
     args = parser.parse_args(argv)
     items = load_labelled_pairs(args.pairs)
     print(f"{len(items)} labelled pairs from {args.pairs}: " + ", ".join(
@@ -84,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report("the pipeline's citation check (verify.py: polarity against the passage sentence closest to "
            "the claim)", items, [closest_sentence_verdict(judge, i) for i in items])
 
-    print("\nthreshold sweep (three-way accuracy, train / test):")
+    print("\nthreshold sweep (three-way accuracy, " + " / ".join(PAIR_SPLITS) + "):")
     for step in range(2, 16):
         t = step / 20
         sweep = LexicalJudge(threshold=t)
@@ -92,12 +124,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         for split in PAIR_SPLITS:
             chosen = [k for k, i in enumerate(items) if i.split == split]
             parts.append(sum(sweep.decide(*scores[k]) == items[k].label for k in chosen) / len(chosen))
-        print(f"  {t:.2f}  {100 * parts[0]:5.1f}%  {100 * parts[1]:5.1f}%")
+        print(f"  {t:.2f}  " + "  ".join(f"{100 * part:5.1f}%" for part in parts))
+
+    if args.offline_answers:
+        offline_answer_verdicts(judge, args.offline_answers)
 
     if args.judge:
-        from sciarena.core.settings import Settings
-        from sciarena.core.errors import SciArenaError
         from sciarena.cli.label_attribution import resolve_judge
+        from sciarena.core.errors import SciArenaError
+        from sciarena.core.settings import Settings
 
         model = resolve_judge(args.judge, Settings.from_env()).judge
         print(f"\nasking {model.name} for {len(items)} verdicts …", flush=True)

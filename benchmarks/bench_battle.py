@@ -28,10 +28,10 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from fake_openai import FakeOpenAI  # noqa: E402
 
 from sciarena.arena.pairing import new_battle  # noqa: E402
-from sciarena.core.settings import Settings  # noqa: E402
-from sciarena.providers.openai_compat import OpenAICompatibleProvider  # noqa: E402
 from sciarena.arena.runner import BattleRunner  # noqa: E402
+from sciarena.core.settings import Settings  # noqa: E402
 from sciarena.core.types import GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval  # noqa: E402
+from sciarena.providers.openai_compat import OpenAICompatibleProvider  # noqa: E402
 from sciarena.ui.render import EXAMPLE_QUESTIONS  # noqa: E402
 
 
@@ -86,8 +86,8 @@ def real_model_overhead(rounds: int) -> None:
 
 
 def offline_arena() -> None:
-    from sciarena.wiring import build_services
     from sciarena.ui import build_app
+    from sciarena.wiring import build_services
 
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()

@@ -51,9 +51,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sciarena.board import compute_leaderboard, table_from_arrays  # noqa: E402
-from sciarena.votes.read.copy import CACHE_DIRNAME  # noqa: E402
 from sciarena.board.style import fit_style, style_matrix  # noqa: E402
 from sciarena.board.synthetic import simulate, write_jsonl, write_released_jsonl  # noqa: E402
+from sciarena.votes.read.copy import CACHE_DIRNAME  # noqa: E402
 from sciarena.votes.read.warmer import CacheWarmer  # noqa: E402
 
 ELO = 400.0 / math.log(10.0)

@@ -38,12 +38,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from fake_hub import FakeHub, make_record  # noqa: E402
 from huggingface_hub import CommitOperationAdd, HfApi  # noqa: E402
 
-from fake_hub import FakeHub, make_record  # noqa: E402
 from sciarena.board import compute_leaderboard  # noqa: E402
 from sciarena.science.quality.vouch import load_votes  # noqa: E402
-from sciarena.votes.read.records import VoteSource, read_records  # noqa: E402
+from sciarena.votes.read import VoteSource, read_records  # noqa: E402
 
 REPO = "bench/votes"
 MODELS = [f"Model-{k:02d}" for k in range(24)]
@@ -151,14 +151,16 @@ def tab_benchmark(source: VoteSource, files: list, table) -> None:
     import gradio as gr
 
     from sciarena.ui.leaderboard_tab import LeaderboardTab
+    from sciarena.wiring import open_board
 
-    services = SimpleNamespace(votes=SimpleNamespace(files=lambda: files), pool=SimpleNamespace(active=(), inactive=()))
-    tab = LeaderboardTab(services)  # type: ignore[arg-type]
+    votes = SimpleNamespace(files=lambda: files)
+    pool = SimpleNamespace(active=(), inactive=())
+    tab = LeaderboardTab(open_board(votes, pool))  # type: ignore[arg-type]
     with gr.Blocks():
         view = tab.build()
     t_old, _ = timed(lambda: compute_leaderboard(load_votes(files, cache=True), bootstrap=100, seed=0), repeat=2)
     t_first, _ = timed(lambda: tab.refresh(view))
-    t_wait, _ = timed(tab.wait_warm)  # the background style fit started by that first load
+    t_wait, _ = timed(tab.board.wait_warm)  # the background style fit started by that first load
     t_again, _ = timed(lambda: tab.refresh(view), repeat=5)
     discipline = "subject:" + table.subjects[0]
     category = "question_type:" + table.question_types[0] if table.question_types else discipline
@@ -166,7 +168,7 @@ def tab_benchmark(source: VoteSource, files: list, table) -> None:
     t_cat, _ = timed(lambda: tab.refresh(view, category))
     t_disc_again, _ = timed(lambda: tab.refresh(view, discipline), repeat=3)
     t_style, _ = timed(lambda: tab.refresh(view, "overall", True))
-    cold = LeaderboardTab(services, warm_style=False)  # type: ignore[arg-type]
+    cold = LeaderboardTab(open_board(votes, pool, warm_style=False))  # type: ignore[arg-type]
     with gr.Blocks():
         cold_view = cold.build()
     cold.refresh(cold_view)
@@ -182,7 +184,7 @@ def tab_benchmark(source: VoteSource, files: list, table) -> None:
     print(f"style control on, after the background fit: {t_style * 1e3:.1f} ms; the background fit went on "
           f"{t_wait:.2f} s after the first load returned; without it (cold) the toggle takes {t_style_cold:.2f} s")
     print(f"16 concurrent loads, nothing changed: {t_16 * 1e3:.0f} ms in all; "
-          f"computations run in the whole tab benchmark: {tab.memo.computed}")
+          f"computations run in the whole tab benchmark: {tab.board.memo.computed}")
     return tab
 
 
@@ -194,12 +196,11 @@ def data_benchmark(files: list, tab) -> None:
     from sciarena.science.stats.plots import FIGURES
     from sciarena.science.stats.stats import compute_stats
     from sciarena.ui.board_data import data_html
-    from sciarena.ui.board_memo import fingerprint
-    from sciarena.votes.read.columns import read_columns
+    from sciarena.votes.read import read_columns
 
     t_records, records = timed(lambda: read_records(files))
     t_columns, _ = timed(lambda: read_columns(files, copy=True, strict=False, texts=True), repeat=2)
-    ranked = tab._ranked(fingerprint(files), files)
+    ranked = tab.board.ranked(tab.board.snapshot(), 100)
     t_stats, stats = timed(lambda: compute_stats(records, ranked=ranked))
     t_html, html = timed(lambda: data_html(stats), repeat=3)
     t_open, _ = timed(tab.data)

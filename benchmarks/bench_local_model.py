@@ -29,16 +29,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sciarena.core.settings import PACKAGE_DIR, Settings  # noqa: E402
-from sciarena.core.errors import SciArenaError  # noqa: E402
-from sciarena.science.labelling.attribution import SUPPORTING, LexicalJudge, side_pairs  # noqa: E402
-from sciarena.answer.clean import clean_answer, normalise_citations, strip_reasoning  # noqa: E402
 from sciarena.answer.citations import cited_numbers  # noqa: E402
+from sciarena.answer.clean import clean_answer, normalise_citations, strip_reasoning  # noqa: E402
 from sciarena.answer.prompt import GENERATION_SYSTEM_PROMPT, build_messages  # noqa: E402
+from sciarena.core.errors import SciArenaError  # noqa: E402
+from sciarena.core.settings import PACKAGE_DIR, Settings  # noqa: E402
+from sciarena.core.types import GenerationRequest, ModelSpec, Provider  # noqa: E402
 from sciarena.providers.local_gguf import LocalGGUFProvider, packaged_smollm2_path, xllamacpp_installed  # noqa: E402
 from sciarena.providers.offline import OfflineProvider  # noqa: E402
 from sciarena.retrieval.choose import open_retriever  # noqa: E402
-from sciarena.core.types import GenerationRequest, ModelSpec, Provider  # noqa: E402
+from sciarena.science.labelling.attribution import SUPPORTING, LexicalJudge, side_pairs  # noqa: E402
 from sciarena.votes.schema import citation_record  # noqa: E402
 
 QUESTIONS = PACKAGE_DIR / "data" / "eval" / "question_labels.jsonl"

@@ -41,14 +41,14 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from forgetful_model import CountingServer, ForgetfulModel, Plan, key  # noqa: E402
 
-from sciarena.core.settings import Settings  # noqa: E402
-from sciarena.pipelines.provider import PipelineProvider  # noqa: E402
-from sciarena.pipelines.verify import CitationVerifier  # noqa: E402
 from sciarena.answer.clean import clean_answer  # noqa: E402
 from sciarena.answer.prompt import build_messages  # noqa: E402
+from sciarena.core.settings import Settings  # noqa: E402
+from sciarena.core.types import GenerationRequest, ModelSpec, Reference, Retrieval  # noqa: E402
+from sciarena.pipelines.provider import PipelineProvider  # noqa: E402
+from sciarena.pipelines.verify import CitationVerifier  # noqa: E402
 from sciarena.providers.openai_compat import OpenAICompatibleProvider  # noqa: E402
 from sciarena.retrieval.choose import open_retriever  # noqa: E402
-from sciarena.core.types import GenerationRequest, ModelSpec, Reference, Retrieval  # noqa: E402
 
 QUESTIONS = ROOT / "sciarena" / "data" / "eval" / "question_labels.jsonl"
 # ---------------------------------------------------------------- running and grading
@@ -209,8 +209,8 @@ def measure(retrievals: list[tuple[str, Retrieval]], model: ForgetfulModel, retr
             model.behaviour = dict.fromkeys(model.behaviour, 0)
         for index, (qid, retrieval) in enumerate(retrievals):
             plan, request = model.plan(qid, retrieval), request_for(retrieval)
-            runs = [lambda: run_bare(provider, base, request),
-                    lambda: run_pipeline(pipeline, spec, request, retriever)]
+            runs = [lambda request=request: run_bare(provider, base, request),
+                    lambda request=request: run_pipeline(pipeline, spec, request, retriever)]
             if index % 2:  # alternate the order so drift on a shared machine falls on both alike
                 (piped, pipe_chunks), (bare, bare_chunks) = counted(plan, runs[1]), counted(plan, runs[0])
             else:

@@ -29,16 +29,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sciarena.core.settings import Settings  # noqa: E402
-from sciarena.core.errors import SciArenaError  # noqa: E402
-from sciarena.arena.pairing import cost_usd  # noqa: E402
-from sciarena.pipelines.provider import PipelineProvider  # noqa: E402
-from sciarena.pipelines.verify import CitationVerifier  # noqa: E402
 from sciarena.answer.clean import clean_answer  # noqa: E402
 from sciarena.answer.prompt import build_messages  # noqa: E402
+from sciarena.arena.pairing import cost_usd  # noqa: E402
+from sciarena.core.errors import SciArenaError  # noqa: E402
+from sciarena.core.settings import Settings  # noqa: E402
+from sciarena.core.types import GenerationRequest, PipelineReport, Reference, Usage  # noqa: E402
+from sciarena.pipelines.provider import PipelineProvider  # noqa: E402
+from sciarena.pipelines.verify import CitationVerifier  # noqa: E402
 from sciarena.providers.registry import open_models  # noqa: E402
 from sciarena.retrieval.choose import open_retriever  # noqa: E402
-from sciarena.core.types import GenerationRequest, PipelineReport, Reference, Usage  # noqa: E402
 
 QUESTIONS = ROOT / "sciarena" / "data" / "eval" / "question_labels.jsonl"
 

@@ -48,7 +48,7 @@ def main() -> None:
     for label, (pattern, unit) in OLD.items():
         for n in (1_000, 2_000, 4_000, 8_000):
             text = (unit * n)[:n]
-            old = timed(lambda t: pattern.sub("", t), text)
+            old = timed(lambda t, pattern=pattern: pattern.sub("", t), text)
             new = timed(lambda t: clean_answer("x " + t, refs), text)
             print(f"{label:34} {n:>8} {old:>14.4f} {new:>19.4f} {old / new:>8.1f}")
     for unit in ("ACGT", "a", "[[", "<think>", " ", "*", "G**PT**-4o ", "\u200b"):
@@ -56,6 +56,7 @@ def main() -> None:
         print(f"{'new only: ' + repr(unit):34} {len(text):>8} {'-':>14} {timed(lambda t: clean_answer('x ' + t, refs), text):>19.4f}")
 
     import test_identity as leaks  # the generated leak set and the scientific corpus
+
     from sciarena.answer.redact import redact_identity
 
     for with_names in (False, True):

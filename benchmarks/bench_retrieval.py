@@ -33,11 +33,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from sciarena.core.types import Paper  # noqa: E402
 from sciarena.retrieval.bm25 import bm25_index  # noqa: E402
 from sciarena.retrieval.corpus import demo_corpus_files, read_corpus  # noqa: E402
 from sciarena.retrieval.local import LocalIndex, LocalRetriever  # noqa: E402
 from sciarena.retrieval.passages import indexed_text, paper_passages  # noqa: E402
-from sciarena.core.types import Paper  # noqa: E402
 
 WORDS_PER_PAPER = 950  # packs into 4 passages of <= 250 words
 VOCABULARY = 200_000

@@ -20,10 +20,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from fake_openai import FakeOpenAI  # noqa: E402
 
-from sciarena.pipelines.prompts import FEEDBACK_SYSTEM_PROMPT, REFINE_SYSTEM_PROMPT  # noqa: E402
-from sciarena.pipelines.verify import MIN_STATEMENT_CHARS  # noqa: E402
 from sciarena.answer.citations import sentence_spans  # noqa: E402
 from sciarena.core.types import Retrieval  # noqa: E402
+from sciarena.pipelines.prompts import FEEDBACK_SYSTEM_PROMPT, REFINE_SYSTEM_PROMPT  # noqa: E402
+from sciarena.pipelines.verify import MIN_STATEMENT_CHARS  # noqa: E402
 
 CORRECT, UNCITED = 0.50, 0.35  # the script's citation habit; the rest (15%) cites another reference's number
 

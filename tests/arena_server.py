@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Iterator
 
 from sciarena.core.settings import Settings
-from sciarena.wiring import Services, build_services
 from sciarena.ui import build_app, launch_kwargs
+from sciarena.wiring import Services, build_services
 
 
 def free_port() -> int:

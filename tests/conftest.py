@@ -22,17 +22,28 @@ import pytest
 from fake_openai import FakeOpenAI
 
 from sciarena.arena.rules import Arena
-from sciarena.core.settings import Settings
-from sciarena.core.errors import ProviderError, SciArenaError
-from sciarena.votes.read.warmer import CacheWarmer
-from sciarena.providers.registry import Pool
 from sciarena.arena.runner import BattleRunner
-from sciarena.wiring import Services
-from sciarena.core.types import (Answer, Battle, Delta, GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval,
-                            SideResult, Usage)
+from sciarena.core.errors import ProviderError, SciArenaError
+from sciarena.core.settings import Settings
+from sciarena.core.types import (
+    Answer,
+    Battle,
+    Delta,
+    GenerationRequest,
+    ModelSpec,
+    Paper,
+    Passage,
+    Reference,
+    Retrieval,
+    SideResult,
+    Usage,
+)
+from sciarena.providers.registry import Pool
+from sciarena.votes.read import VoteSource
+from sciarena.votes.read.warmer import CacheWarmer
 from sciarena.votes.store.counts import BattleCounts
-from sciarena.votes.read.records import VoteSource
 from sciarena.votes.store.local import LocalVoteStore
+from sciarena.wiring import Services, open_board
 
 GATE_TIMEOUT_S = 10.0  # a gate nobody opens fails the test instead of hanging it
 
@@ -216,6 +227,7 @@ def make_services(make_arena: Callable[..., Arena]) -> Callable[..., Services]:
     def make(**settings: object) -> Services:
         arena = make_arena(**settings)
         votes = VoteSource(arena.store.root)
-        return Services(arena=arena, votes=votes, warmer=CacheWarmer(lambda: votes.files(refresh=False)))
+        return Services(arena=arena, votes=votes, board=open_board(votes, arena.pool),
+                        warmer=CacheWarmer(lambda: votes.files(refresh=False)))
 
     return make

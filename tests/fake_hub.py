@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from loopback import LoopbackServer
+
 from sciarena.core.types import Answer, Battle, ModelSpec, Paper, Passage, Reference, Retrieval, SideResult, Usage, Vote
 from sciarena.votes.schema import vote_record
-
-from loopback import LoopbackServer
 
 
 def git_blob_sha1(data: bytes) -> str:

@@ -24,12 +24,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import socket
-from pathlib import Path
 import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any, Literal
 
 from loopback import LoopbackServer

@@ -7,9 +7,9 @@ import subprocess
 import sys
 
 import pytest
+from arena_server import running_arena
 from gradio_client import Client
 
-from arena_server import running_arena
 from sciarena.votes.schema import VOTE_FIELDS
 
 pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from gradio_client import Client
-
 from arena_server import running_arena
 from fake_openai import FakeOpenAI, loop_settings
+from gradio_client import Client
 from test_openscholar import StepScript
+
 from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.slow  # a server: `pytest -m "not slow"` skips it

@@ -8,11 +8,11 @@ import sys
 from dataclasses import replace
 
 import pytest
+from arena_server import running_arena
 from gradio_client import Client
 
-from arena_server import running_arena
-from sciarena.core.settings import Settings
 from sciarena.core.errors import RetrievalError
+from sciarena.core.settings import Settings
 from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it

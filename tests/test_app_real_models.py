@@ -7,10 +7,10 @@ import json
 from dataclasses import replace
 
 import pytest
-from gradio_client import Client
-
 from arena_server import running_arena
 from fake_openai import FakeOpenAI
+from gradio_client import Client
+
 from sciarena.core.settings import Settings
 from sciarena.wiring import build_services
 

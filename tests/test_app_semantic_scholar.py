@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from gradio_client import Client
-
 from arena_server import running_arena
 from fake_semantic_scholar import FakeSemanticScholar, Fault
+from gradio_client import Client
+
 from sciarena.core.settings import Settings
 from sciarena.wiring import build_services
 

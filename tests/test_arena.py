@@ -7,6 +7,7 @@ import threading
 
 import pytest
 
+from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
 from sciarena.arena.rules import ArenaSession, Ballot, validate_question
 from sciarena.core.errors import (
     AlreadyVoted,
@@ -58,11 +59,14 @@ def test_a_battle_is_drawn_from_the_pool_with_the_retrieval_and_labelled_when_vo
     assert battle.retrieval.backend == "test" and battle.created_at == clock.now
     assert battle.subject == "" and battle.question_type == ""  # labelled at vote time, not before the answers
     voted = arena.vote(session, YES).vote.battle
-    assert (voted.question_type, voted.subject) == ("Conceptual Explanation", "Engineering")
+    # The offline discipline classifier's own field for this question (it needs no corpus hit).
+    field = TextDisciplineLabeller().label(battle.question).value
+    assert (voted.question_type, voted.subject) == ("Conceptual Explanation", field)
     [record] = stored(arena)
     assert (record["question_type"], record["question_type_labeller"]) == ("Conceptual Explanation",
                                                                            "offline:rules:category")
-    assert (record["subject"], record["subject_labeller"]) == ("Engineering", "offline:rules:discipline")
+    assert (record["subject"], record["subject_labeller"], record["subject_source"]) == \
+        (field, "offline:classifier:discipline", "labeller")
 
 
 def test_no_papers_and_backend_bugs_are_retrieval_errors(scripted, make_arena):

@@ -8,12 +8,13 @@ import json
 from dataclasses import replace
 
 import pytest
-
 from fake_openai import FakeOpenAI
+
+from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
+from sciarena.arena.labels.rules import classify_question
 from sciarena.arena.rules import ArenaSession, Ballot
-from sciarena.arena.labels.rules import classify_question, label_subject
+from sciarena.core.errors import CatalogueError
 from sciarena.core.settings import Settings
-from sciarena.providers.catalogue import CatalogueError
 from sciarena.wiring import build_services
 
 QUESTION = "How does retrieval-augmented generation reduce hallucination?"
@@ -71,6 +72,7 @@ def test_the_configured_model_labels_at_vote_time_and_is_named(tmp_path, server)
     record = list(services.arena.store.records())[-1]
     assert (record["question_type"], record["question_type_labeller"]) == ("Others", "Loop Labeller")
     assert (record["subject"], record["subject_labeller"]) == ("Healthcare", "Loop Labeller")
+    assert record["subject_source"] == "model"
     assert len(server.requests("labeller")) == 2  # one call per task
 
 
@@ -78,11 +80,10 @@ def test_garbage_from_the_model_gives_the_rules_label_and_names_the_rules(tmp_pa
     server.add_script("labeller", respond=by_task("Category: probably a methods question", "Medicine-ish"))
     services = services_for(tmp_path, server, SCIARENA_LABEL_MODEL="Loop Labeller")
     record, session = vote_once(services)
-    battle = session.vote.battle
     assert (record["question_type"], record["question_type_labeller"]) == (classify_question(QUESTION),
                                                                            "offline:rules:category")
-    assert record["subject"] == (label_subject(QUESTION, battle.retrieval) or None)
-    assert record["subject_labeller"] == "offline:rules:discipline"
+    assert record["subject"] == TextDisciplineLabeller().label(QUESTION).value
+    assert (record["subject_labeller"], record["subject_source"]) == ("offline:classifier:discipline", "labeller")
 
 
 def test_a_failing_model_still_stores_the_vote_with_the_rules_labels(tmp_path, server):
@@ -97,7 +98,7 @@ def test_a_failing_model_still_stores_the_vote_with_the_rules_labels(tmp_path, s
 def test_without_a_label_model_the_rules_label_and_no_model_is_asked(tmp_path, server):
     record, _ = vote_once(services_for(tmp_path, server))
     assert record["question_type_labeller"] == "offline:rules:category"
-    assert record["subject_labeller"] == "offline:rules:discipline"
+    assert record["subject_labeller"] == "offline:classifier:discipline"
     assert server.requests("labeller") == []
 
 
@@ -122,4 +123,4 @@ def test_a_model_slower_than_the_timeout_gives_the_rules_labels(tmp_path, server
     assert server.requests("labeller")  # the model was asked
     assert (labels.question_type, labels.question_type_labeller) == (classify_question(QUESTION),
                                                                      "offline:rules:category")
-    assert labels.subject_labeller == "offline:rules:discipline"
+    assert labels.subject_labeller == "offline:classifier:discipline"

@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from sciarena.arena.labels.prompts import INVALID
 from sciarena.science.labelling.attribution import (
     CONTRADICTING,
     IRRELEVANT,
@@ -27,7 +28,6 @@ from sciarena.science.labelling.attribution import (
     side_verdicts,
 )
 from sciarena.science.labelling.metrics import confusion
-from sciarena.arena.labels.prompts import INVALID
 from sciarena.votes.read.fields import NUMERIC_SOURCES
 
 OURS = [
@@ -170,3 +170,64 @@ def test_the_model_judge_over_a_real_openai_client_on_the_loopback_server(fake_o
     assert verdict.value == CONTRADICTING
     sent = fake_openai.requests("judge")[0].body["messages"]
     assert sent == build_messages(pair)
+
+
+# ------------------------------------------------------------------ copied sentences (issue 23, finding 5)
+
+def _corpus_summary(title_start: str) -> tuple[str, str]:
+    from sciarena.retrieval.corpus import demo_corpus_files, read_corpus
+
+    for paper, text in read_corpus(demo_corpus_files()):
+        if paper.title.startswith(title_start):
+            return paper.title, text.split("\n\n")[0]
+    raise AssertionError(f"no demo paper titled {title_start!r}")
+
+
+def test_a_sentence_copied_from_its_passage_is_supporting() -> None:
+    # The case a user saw: an extractive answer copies a sentence of the Frangoul summary word for word,
+    # and the summary says "not" or "without" elsewhere.
+    title, summary = _corpus_summary("CRISPR-Cas9 Gene Editing for Sickle Cell Disease")
+    judge = LexicalJudge()
+    sentences = [s for s in summary.split(". ") if len(s.split()) > 6]
+    assert len(sentences) >= 3
+    for sentence in sentences:
+        pair = Pair(f"{sentence.rstrip('.')} [4].", "[4]", summary)
+        assert judge.judge(pair).value == SUPPORTING, sentence
+    framing = Pair(f'"{title}" by Frangoul et al. (2021) adds a closely related perspective [4].', "[4]", summary)
+    assert judge.judge(framing).value == SUPPORTING
+
+
+def test_polarity_is_read_against_the_sentence_the_claim_matches() -> None:
+    judge = LexicalJudge()
+    passage = ("Patients without prior treatment were not enrolled. Hand-washing reduced the rate of infections by a "
+               "third among day-care children. No adverse events occurred during the programme.")
+    paraphrase = Pair("Hand-washing reduced infections among day-care children by a third [1].", "[1]", passage)
+    turned = Pair("Hand-washing increased the rate of infections among day-care children [1].", "[1]", passage)
+    negated = Pair("Hand-washing did not reduce the rate of infections among day-care children [1].", "[1]", passage)
+    assert judge.judge(paraphrase).value == SUPPORTING  # the negations are in other sentences
+    assert judge.judge(turned).value == CONTRADICTING
+    assert judge.judge(negated).value == CONTRADICTING
+    assert judge.matched(paraphrase.claim, passage).startswith("Hand-washing reduced")
+
+
+def test_a_quoted_title_does_not_set_the_sentence_polarity() -> None:
+    judge = LexicalJudge()
+    passage = ("Falls injure many people over seventy, and drugs that steady balance have side effects. Balance "
+               "training reduced the rate of falls by a third without drugs, and caused no injuries.")
+    framing = Pair('"Preventing Falls without Drugs" by Moe (2016) bears on the question [2].', "[2]", passage)
+    assert judge.judge(framing).value == SUPPORTING
+    unrelated = Pair('"Preventing Falls without Drugs" by Moe (2016) bears on the question [2].', "[2]",
+                     "Ocean heat content rose at an accelerating rate in the upper 2,000 metres.")
+    assert judge.judge(unrelated).value == IRRELEVANT
+
+
+def test_the_copied_split_is_held_out_and_agrees_with_the_hand_labels() -> None:
+    items = load_labelled_pairs()
+    copied = [i for i in items if i.split == "copied"]
+    assert len(copied) >= 20 and {i.label for i in copied} == set(VERDICTS)
+    judge = LexicalJudge()
+    matrix = confusion([i.label for i in copied], [judge.judge(i.pair).value for i in copied], VERDICTS)
+    assert matrix.count(SUPPORTING, CONTRADICTING) == 0  # today's main called 13 of 16 such pairs contradicting
+    assert matrix.accuracy >= 0.9
+    # held out: calibrating on train only still gives the shipped threshold
+    assert calibrate_on([i for i in items if i.split == "train"]) == LEXICAL_THRESHOLD

@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from fake_openai import FakeOpenAI
+
+from sciarena.cli import label as label_cli
 from sciarena.cli import main as sciarena_cli
 from sciarena.core.settings import Settings
-from sciarena.cli import label as label_cli
 from sciarena.science.labelling.attribution import IRRELEVANT, LEXICAL_THRESHOLD, SUPPORTING, record_pairs
-from sciarena.votes.read.records import load
+from sciarena.votes.read import load
 
 MODEL = "Loop Judge"
 QUESTIONS = ("How does CRISPR-Cas9 gene editing work?", "What limits the efficiency of perovskite solar cells?",
@@ -28,9 +28,9 @@ QUESTIONS = ("How does CRISPR-Cas9 gene editing work?", "What limits the efficie
 
 def arena_votes(data_dir: Path) -> Path:
     """Votes stored by the real services with the offline contestants, as the app stores them."""
-    from sciarena.wiring import build_services
     from sciarena.core.types import Vote
     from sciarena.votes.schema import vote_record
+    from sciarena.wiring import build_services
 
     # Seeded: three votes between random pairs can, by chance, give a style feature no variance at all.
     arena = build_services(Settings.from_env({"SCIARENA_DATA_DIR": str(data_dir), "SCIARENA_SEED": "0"})).arena

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sciarena.core.settings import Settings
-from sciarena.wiring import build_services
 from sciarena.core.types import Vote
-from sciarena.votes.store.counts import BattleCounts
 from sciarena.votes.schema import vote_record
+from sciarena.votes.store.counts import BattleCounts
 from sciarena.votes.store.local import LocalVoteStore
+from sciarena.wiring import build_services
 
 
 def test_counts_are_read_from_stored_votes_then_kept_current(tmp_path, finished_battle):

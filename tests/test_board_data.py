@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
+from test_stats import RANKED, VOTES, _ours
+
 from sciarena.science.stats.stats import compute_stats
 from sciarena.ui.board_data import bars_html, data_html, days_svg
-from test_stats import RANKED, VOTES, _ours
 
 
 def section(html: str, heading: str, following: str) -> str:

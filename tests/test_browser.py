@@ -5,9 +5,7 @@ Screenshots land in test-artifacts/ (wide and narrow windows) so a person can lo
 
 from __future__ import annotations
 
-
 import pytest
-
 from arena_server import running_arena
 from browser_support import ARTIFACTS, chromium
 

@@ -8,12 +8,11 @@ same Markdown with different citations. Screenshots land in test-artifacts/.
 
 from __future__ import annotations
 
-
 import pytest
-
 from arena_server import running_arena
 from browser_support import ARTIFACTS, chromium
 from fake_openai import FakeOpenAI, loop_settings
+
 from sciarena.wiring import build_services
 
 QUESTION = "How does retrieval-augmented generation reduce hallucination in large language models?"

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gradio_client import Client
-
 from arena_server import running_arena
-from sciarena.board.synthetic import simulate, write_jsonl
+from gradio_client import Client
 from test_browser import ARTIFACTS, browser  # noqa: F401  (the module-scoped Chromium fixture)
+
+from sciarena.board.synthetic import simulate, write_jsonl
 
 pytestmark = [pytest.mark.slow]
 # catalogue entries, weakest to strongest in the synthetic votes: proprietary and open weights mixed

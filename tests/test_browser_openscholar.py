@@ -15,11 +15,11 @@ import re
 import threading
 
 import pytest
-
 from arena_server import running_arena
 from browser_support import ARTIFACTS, chromium
 from fake_openai import FakeOpenAI, loop_settings
 from test_openscholar import StepScript
+
 from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.browser

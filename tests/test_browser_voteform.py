@@ -12,13 +12,13 @@ import re
 from dataclasses import replace
 
 import pytest
-
 from arena_server import running_arena
 from browser_support import ARTIFACTS, chromium
 from fake_openai import FakeOpenAI
+
 from sciarena.core.settings import Settings
-from sciarena.wiring import build_services
 from sciarena.ui.render import EXAMPLE_QUESTIONS
+from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.browser
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 
+from sciarena.core.types import Vote
 from sciarena.science.quality.vouch import load_votes
 from sciarena.votes.read.copy import cache_path
 from sciarena.votes.read.warmer import CacheWarmer
-from sciarena.core.types import Vote
 from sciarena.votes.schema import vote_record
 from sciarena.votes.store.local import LocalVoteStore
 
@@ -63,21 +63,39 @@ def test_a_failing_shard_listing_is_logged_and_retried_next_round(tmp_path, capl
     assert warmer.warm_once() == 0 and len(calls) == 2
 
 
-def test_first_round_waits_for_the_hub_download_it_is_given(tmp_path, finished_battle):
-    import threading
+class Download:
+    """Stands in for the Hub download thread: records when the warmer starts waiting on it, and
+    finishes when the test says so (event ordering instead of sleeps)."""
 
+    def __init__(self) -> None:
+        import threading
+
+        self.joined = threading.Event()
+        self.done = threading.Event()
+
+    def join(self, timeout: float | None = None) -> None:
+        self.joined.set()
+        self.done.wait(timeout)
+
+
+def test_first_round_waits_for_the_hub_download_it_is_given(tmp_path, finished_battle):
     store = LocalVoteStore(tmp_path)
     store.append(vote_record(Vote(finished_battle("b0"), "A", timestamp="2026-11-30T06:00:00.000Z")))
     shard = store.files()[0]
-    release = threading.Event()
-    download = threading.Thread(target=release.wait)
-    download.start()
-    warmer = CacheWarmer(store.files, every_s=3600).start(after=download)
-    time.sleep(0.3)
-    assert not cache_path(shard).exists()  # still waiting for the download to finish
-    release.set()
+    listed: list[bool] = []  # for each listing of the shards: had the download finished?
+    download = Download()
+
+    def listing():
+        listed.append(download.done.is_set())
+        return store.files()
+
+    warmer = CacheWarmer(listing, every_s=3600).start(after=download)  # type: ignore[arg-type]
+    assert download.joined.wait(10), "the warmer never waited for the download"
+    assert listed == [] and not cache_path(shard).exists()  # nothing warmed while it waits
+    download.done.set()
     deadline = time.monotonic() + 10
     while not cache_path(shard).exists() and time.monotonic() < deadline:
         time.sleep(0.02)
+    assert listed and all(listed)  # every listing came after the download
     assert _covers_whole_file(shard)
     warmer.close()

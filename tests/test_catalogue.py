@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from sciarena.core.errors import CatalogueError
 from sciarena.core.settings import DEFAULT_CATALOGUE, Settings
-from sciarena.providers.catalogue import BUILTIN_PROVIDERS, CatalogueError, load_catalogue, load_catalogue_files
 from sciarena.core.types import ModelSpec
+from sciarena.providers.catalogue import BUILTIN_PROVIDERS, load_catalogue, load_catalogue_files
 
 # Table 6 of the SciArena paper (as of 2026-01-11): display name -> (organisation, reasoning kind).
 PAPER_TABLE_6 = {

@@ -7,8 +7,8 @@ from collections import Counter
 import pytest
 
 from sciarena.arena.labels.rules import classify_question, infer_subject, label_subject, subject_from_question
-from sciarena.science.labelling.gold import load_labelled_questions
 from sciarena.core.types import DISCIPLINES, QUESTION_TYPES, Paper, Passage, Reference, Retrieval
+from sciarena.science.labelling.gold import load_labelled_questions
 
 MEDICAL_EXAMPLE = "What are the main challenges of using deep learning for medical image diagnosis?"
 
@@ -98,7 +98,7 @@ def test_labelled_set_covers_every_category_and_discipline() -> None:
     assert set(per_category) == set(QUESTION_TYPES) and min(per_category.values()) >= 20
     for category in QUESTION_TYPES:
         assert {i.discipline for i in items if i.category == category} == set(DISCIPLINES)
-    assert {i.split for i in items} == {"dev", "test", "fresh"}
+    assert {i.split for i in items} == {"dev", "test", "fresh", "fresh2"}
 
 
 def _accuracy(split: str, predict, field: str) -> float:

@@ -8,16 +8,16 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from arena_server import running_arena
+from fake_hub import FakeHub
 from gradio_client import Client
 from huggingface_hub import HfApi
 
-from arena_server import running_arena
-from fake_hub import FakeHub
 from sciarena.core.settings import Settings
-from sciarena.wiring import build_services
+from sciarena.votes.read import VoteSource, read_records
 from sciarena.votes.store.hub import HubSync
-from sciarena.votes.read.records import VoteSource, read_records
 from sciarena.votes.store.local import LocalVoteStore
+from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
 

@@ -8,12 +8,17 @@ from collections import Counter
 
 import pytest
 
+from sciarena.core.types import DISCIPLINES
 from sciarena.science.evaluation.benchmark import (
-    EvalItem, EvaluationInputError, build_benchmark, match_discipline, normalise_vote, read_benchmark,
+    EvalItem,
+    EvaluationInputError,
+    build_benchmark,
+    match_discipline,
+    normalise_vote,
+    read_benchmark,
     write_benchmark,
 )
-from sciarena.core.types import DISCIPLINES
-from sciarena.votes.read.records import load
+from sciarena.votes.read import load
 
 
 def vote(i: int, subject: str, label: str, **extra) -> dict:

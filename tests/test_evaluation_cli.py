@@ -12,14 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from fake_openai import FakeOpenAI
+
 from sciarena.cli.main import build_parser
 from sciarena.core.settings import Settings
+from sciarena.core.types import DISCIPLINES
 from sciarena.science.evaluation.benchmark import EvalItem, read_benchmark, write_benchmark
 from sciarena.science.evaluation.judge import build_judge_messages
 from sciarena.science.evaluation.runner import PredictionLog, run_judge
-from sciarena.core.types import DISCIPLINES
 
 ROOT = Path(__file__).resolve().parents[1]
 JUDGE = "Loop Judge"

@@ -6,11 +6,17 @@ import json
 
 import pytest
 
-from sciarena.core.settings import Settings
 from sciarena.core.errors import EvaluationInputError
+from sciarena.core.settings import Settings
 from sciarena.science.evaluation.benchmark import EvalItem
 from sciarena.science.evaluation.judge import (
-    BASELINES, ModelJudge, baseline_judge, build_judge_messages, count_citations, parse_verdict, resolve_judge,
+    BASELINES,
+    ModelJudge,
+    baseline_judge,
+    build_judge_messages,
+    count_citations,
+    parse_verdict,
+    resolve_judge,
 )
 from sciarena.science.evaluation.runner import judge_item
 

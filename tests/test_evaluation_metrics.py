@@ -7,7 +7,13 @@ import math
 import pytest
 
 from sciarena.science.evaluation.metrics import (
-    accuracy, accuracy_all, bootstrap_interval, per_discipline, position_stats, score, score_to_json,
+    accuracy,
+    accuracy_all,
+    bootstrap_interval,
+    per_discipline,
+    position_stats,
+    score,
+    score_to_json,
     wilson_interval,
 )
 from sciarena.science.evaluation.runner import Prediction

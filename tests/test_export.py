@@ -7,13 +7,14 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from fake_hub import FakeHub, make_record
 from huggingface_hub import HfApi
 
-from fake_hub import FakeHub, make_record
 from sciarena.cli import export as cli
-from sciarena.votes.store.hub import HubSync
 from sciarena.votes.schema import RELEASED_FIELDS
+from sciarena.votes.store.hub import HubSync
 from sciarena.votes.store.local import LocalVoteStore
+
 
 def run_export(*argv: str) -> int:
     parser = argparse.ArgumentParser()
@@ -71,7 +72,7 @@ def test_export_from_a_hub_repo_and_as_json_lines(tmp_path, capsys):
         for i in range(4):
             store.append(make_record(i))
         assert sync.push_now()
-        from sciarena.votes.read.records import load
+        from sciarena.votes.read import load
 
         records = load("org/votes", endpoint=hub.endpoint, cache_dir=tmp_path / "cache")
     out = tmp_path / "all.jsonl"

@@ -31,7 +31,10 @@ def settings_for(tmp_path, server: FakeOpenAI) -> Settings:
                    {"name": "Loop Beta", "provider": "loop", "model_id": "beta", "organisation": "Test"},
                    *({"name": name, "enabled": False} for name in OFFLINE)]}))
     base = Settings.from_env({"LOOP_API_KEY": "sk-test", "SCIARENA_MODELS": str(path),
-                              "SCIARENA_MAX_PAID_BATTLES": str(SLOTS)})
+                              "SCIARENA_MAX_PAID_BATTLES": str(SLOTS),
+                              # both clients are on loopback: a trusted proxy's header tells them apart,
+                              # as it does on a Space (the address has a fair share of its own)
+                              "SCIARENA_PROXY_HOPS": "1"})
     return replace(base, data_dir=tmp_path / "data", seed=0, generation_timeout_s=60)
 
 
@@ -51,7 +54,7 @@ def test_one_client_cannot_take_every_paid_slot(tmp_path):
         limiter = services.arena.limiter
         assert limiter is not None and limiter.limits.max_paid_per_visitor == 2
         with running_arena(tmp_path / "data", services=services) as arena:
-            greedy = Client(arena.url, verbose=False)
+            greedy = Client(arena.url, verbose=False, headers={"X-Forwarded-For": "203.0.113.7"})
             jobs = [greedy.submit(QUESTION, api_name="/battle") for _ in range(SLOTS)]
             wait_for(lambda: sum(job.done() for job in jobs) >= SLOTS - 2 and limiter.running() == 2,
                      "6 refused, 2 running")
@@ -61,7 +64,7 @@ def test_one_client_cannot_take_every_paid_slot(tmp_path):
                     job.result()
             assert len(refused) == SLOTS - 2 and limiter.running() == 2
 
-            polite = Client(arena.url, verbose=False)
+            polite = Client(arena.url, verbose=False, headers={"X-Forwarded-For": "198.51.100.9"})
             other = polite.submit(QUESTION, api_name="/battle")
             wait_for(lambda: limiter.running() == 3, "the second client's battle holds a slot")
             assert not other.done()

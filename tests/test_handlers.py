@@ -62,8 +62,28 @@ def test_a_battle_streams_both_answers_then_opens_voting(scripted, ui):
     assert final[v.status].endswith("Both answers are complete — which one is better?")
     assert all(u[v.status].endswith("Answering…") for u in updates[:-1])
     assert session.open_for_vote
-    assert set(settled) == set(v.controls) and all(interactive(settled[c]) for c in v.controls)
+    assert set(settled) == {*v.controls, v.session} and all(interactive(settled[c]) for c in v.controls)
     assert v.answer_a not in settled  # settling a current battle leaves its answers alone
+    # The field choice shows the labeller's guess (attention in transformers: Engineering) once both are done.
+    assert settled[v.subject_field]["value"] == "Engineering" == settled[v.session].suggested_subject
+
+
+def test_a_changed_field_is_the_askers_and_an_unchanged_one_the_labellers(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    v = handlers.view
+    for chosen in ("Engineering", "Humanities & Social Sciences", "Other", "not a field"):
+        _, _, turn, settled = run_battle(handlers)
+        handlers.vote("A", "", True, settled[v.session], VISITOR, None, subject=chosen)
+    kept, changed, other, unknown = list(handlers.arena.store.records())
+    assert (kept["subject"], kept["subject_source"], kept["subject_labelled"]) == \
+        ("Engineering", "labeller", "Engineering")
+    assert kept["subject_labeller"] == "offline:classifier:discipline"
+    assert (changed["subject"], changed["subject_source"], changed["subject_labelled"]) == \
+        ("Humanities & Social Sciences", "asker", "Engineering")
+    assert (other["subject"], other["subject_source"]) == ("Other", "asker")
+    assert (unknown["subject"], unknown["subject_source"]) == ("Engineering", "labeller")  # bad input: ignored
 
 
 def test_names_stay_hidden_until_the_vote_reveals_them_and_closes_voting(scripted, ui):
@@ -231,7 +251,9 @@ def test_settling_a_battle_of_the_current_turn_keeps_it(scripted, ui):
     handlers = ui()
     _, session, turn, settled = run_battle(handlers, turn=7)
     assert session.turn == turn == 8
-    assert handlers.view.session not in settled and handlers.view.answer_a not in settled
+    assert handlers.view.answer_a not in settled
+    # The session kept is this battle, now carrying the field the vote bar proposes.
+    assert settled[handlers.view.session].battle is session.battle and settled[handlers.view.session].suggested_subject
 
 
 class RecordingArena:
@@ -260,7 +282,7 @@ def test_the_page_passes_who_is_asking_and_voting_to_the_arena(scripted, ui):
                                            SimpleNamespace(username="ada")))
     assert handlers.arena.visitors == [Visitor(username="ada", browser_key=key, session_hash="visitor-1")]
     session = updates[-1][v.session]
-    shown = handlers.vote_button("A")("", True, session, key, VISITOR, None)
+    shown = handlers.vote_button("A")("", True, session, key, None, VISITOR, None)
     assert shown[v.vote_error] == "" and shown[v.session].voted
     [record] = list(handlers.arena.store.records())
     assert key not in json.dumps(record), "the browser key is stored raw"
@@ -298,7 +320,7 @@ def test_votes_from_one_browser_key_share_a_voter_id_and_other_keys_do_not(scrip
     # The same browser on two visits (new Gradio sessions), then another browser.
     for key, visit in (("a" * 32, "visit-1"), ("a" * 32, "visit-2"), ("b" * 32, "visit-3")):
         _, session, _, _ = run_battle(handlers)
-        handlers.vote_button("tie")("", True, session, key, SimpleNamespace(session_hash=visit), None)
+        handlers.vote_button("tie")("", True, session, key, None, SimpleNamespace(session_hash=visit), None)
         ids.append(list(handlers.arena.store.records())[-1]["voter_id"])
     assert ids[0] and ids[2] != ids[0]
     assert not any(key in voter_id for voter_id in ids for key in ("a" * 32, "b" * 32))
@@ -311,7 +333,7 @@ def test_a_browser_key_keeps_its_voter_id_across_visits(scripted, ui):
     ids = []
     for visit in ("visit-1", "visit-2"):
         _, session, _, _ = run_battle(handlers)
-        handlers.vote_button("tie")("", True, session, "c" * 32, SimpleNamespace(session_hash=visit), None)
+        handlers.vote_button("tie")("", True, session, "c" * 32, None, SimpleNamespace(session_hash=visit), None)
         ids.append(list(handlers.arena.store.records())[-1]["voter_id"])
     assert ids[0] == ids[1]
 
@@ -337,10 +359,10 @@ def test_a_refused_vote_in_the_page_is_written_by_the_buttons_until_the_next_vot
     handlers = ui()
     v = handlers.view
     _, session, _, _ = run_battle(handlers)
-    refused = handlers.vote_button("A")("", False, session, "", VISITOR, None)
+    refused = handlers.vote_button("A")("", False, session, "", None, VISITOR, None)
     assert list(refused) == [v.vote_error] and "agree to the terms" in refused[v.vote_error]
     assert list(handlers.arena.store.records()) == []
-    accepted = handlers.vote_button("A")("", True, session, "", VISITOR, None)
+    accepted = handlers.vote_button("A")("", True, session, "", None, VISITOR, None)
     assert accepted[v.vote_error] == "" and set(accepted) == set(v.page_vote_outputs)
 
 

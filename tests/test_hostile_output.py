@@ -7,12 +7,12 @@ import json
 import urllib.request
 
 import pytest
-from gradio_client import Client
-
 from arena_server import running_arena
 from fake_openai import FakeOpenAI
-from sciarena.wiring import build_services
+from gradio_client import Client
 from test_app_real_models import settings_for
+
+from sciarena.wiring import build_services
 
 
 @pytest.fixture

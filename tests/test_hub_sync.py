@@ -8,12 +8,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from fake_hub import FakeHub, make_record
 from huggingface_hub import CommitOperationAdd, HfApi, metadata_load
 
-from fake_hub import FakeHub, make_record
 from sciarena.core.settings import Settings
-from sciarena.votes.store.hub import HubSync, dataset_card, open_hub_sync
 from sciarena.votes.schema import VOTE_FIELDS
+from sciarena.votes.store.hub import HubSync, dataset_card, open_hub_sync
 from sciarena.votes.store.local import LocalVoteStore
 
 REPO = "org/votes"

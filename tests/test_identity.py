@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sciarena.core.settings import DEFAULT_CATALOGUE
 from sciarena.answer.redact import PLACEHOLDER, find_identity_mentions, redact_identity
+from sciarena.core.settings import DEFAULT_CATALOGUE
 
 SENTENCES = Path(__file__).parent / "data" / "scientific_sentences.txt"
 

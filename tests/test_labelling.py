@@ -16,9 +16,7 @@ import pytest
 from fake_openai import FakeOpenAI
 from openai import OpenAI
 
-from sciarena.science.labelling.gold import load_labelled_questions
 from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, LLMLabeller, rule_labeller
-from sciarena.science.labelling.metrics import NO_LABEL, confusion, format_confusion
 from sciarena.arena.labels.prompts import (
     INVALID,
     build_category_messages,
@@ -27,6 +25,8 @@ from sciarena.arena.labels.prompts import (
     parse_discipline,
 )
 from sciarena.core.types import DISCIPLINES, QUESTION_TYPES
+from sciarena.science.labelling.gold import load_labelled_questions
+from sciarena.science.labelling.metrics import NO_LABEL, confusion, format_confusion
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 QUESTION = "Can you recommend key papers on the challenges of measuring the absolute neutrino mass?"
@@ -185,12 +185,13 @@ def test_gold_loader_rejects_unknown_labels(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ at battle time
 
 def test_arena_labeller_records_who_labelled_and_falls_back_to_the_rules() -> None:
-    from sciarena.core.errors import ProviderTimeout
     from sciarena.arena.labels.at_vote import ArenaLabeller, QuestionLabels
+    from sciarena.core.errors import ProviderTimeout
 
     question = "What are the main challenges of using deep learning for medical image diagnosis?"
     assert ArenaLabeller().label(question) == QuestionLabels(
-        "Challenges & Limitations", "offline:rules:category", "Healthcare", "offline:rules:discipline")
+        "Challenges & Limitations", "offline:rules:category", "Healthcare", "offline:classifier:discipline",
+        "labeller", "Healthcare")
 
     def timing_out(messages: list[dict[str, str]]) -> str:
         raise ProviderTimeout("no answer in 20 s")
@@ -199,6 +200,6 @@ def test_arena_labeller_records_who_labelled_and_falls_back_to_the_rules() -> No
                           discipline=LLMLabeller(DISCIPLINE, timing_out, "Model X"))
     labels = model.label(question)
     assert (labels.question_type, labels.question_type_labeller) == ("Others", "Model X")
-    assert (labels.subject, labels.subject_labeller) == ("Healthcare", "offline:rules:discipline")
+    assert (labels.subject, labels.subject_labeller) == ("Healthcare", "offline:classifier:discipline")
     garbage = ArenaLabeller(category=LLMLabeller(CATEGORY, lambda m: "a challenges question", "Model X"))
     assert garbage.label(question).question_type_labeller == "offline:rules:category"

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from fake_openai import FakeOpenAI
-from sciarena.core.settings import Settings
+
 from sciarena.cli import label as label_cli
+from sciarena.core.settings import Settings
 from sciarena.science.labelling.store import LabelLog, question_hash
 
 MODEL = "Loop Labeller"
@@ -167,8 +167,8 @@ def test_unknown_model_and_foreign_out_file_are_refused(tmp_path: Path, fake_ope
 
 
 def test_label_votes_stops_after_a_run_of_failures_and_saves_calls_in_flight_on_ctrl_c() -> None:
-    from sciarena.core.errors import ProviderError
     from sciarena.arena.labels.labellers import CATEGORY, LLMLabeller
+    from sciarena.core.errors import ProviderError
     from sciarena.science.labelling.store import VoteQuestion, label_votes
 
     items = [VoteQuestion(f"v{k}", f"Question {k}?") for k in range(10)]

@@ -10,12 +10,11 @@ from scipy.optimize import minimize
 from scipy.special import expit, log_expit
 from scipy.stats import spearmanr
 
-from sciarena.core.errors import LeaderboardInputError
-from sciarena.board import compute_leaderboard, table_from_arrays, to_dict
 from sciarena.board import bradley_terry as bt
-from sciarena.board import elo
-from sciarena.votes.schema import score_of_a
+from sciarena.board import compute_leaderboard, elo, table_from_arrays, to_dict
 from sciarena.board.synthetic import simulate
+from sciarena.core.errors import LeaderboardInputError
+from sciarena.votes.schema import score_of_a
 
 ELO = 400.0 / math.log(10.0)
 

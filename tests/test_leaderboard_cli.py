@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from sciarena.board import compute_leaderboard, to_dict
-from sciarena.science.quality.vouch import load_votes
-from sciarena.cli.leaderboard import main
 from sciarena.board.synthetic import simulate, write_jsonl
+from sciarena.cli.leaderboard import main
+from sciarena.science.quality.vouch import load_votes
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRY = "import sys; from sciarena.cli.leaderboard import main; sys.exit(main())"
@@ -37,8 +37,9 @@ def votes(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_json_output_shape_and_agreement_with_the_library(votes: Path):
-    proc = run_cli("--votes", str(votes), "--format", "json", "--bootstrap", "30",
+    proc = run_cli("--votes", str(votes), "--format", "json", "--bootstrap", "30", "--min-battles", "100",
                    "--by", "subject", "--by", "question_type")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
@@ -54,6 +55,7 @@ def test_json_output_shape_and_agreement_with_the_library(votes: Path):
     assert out["models"] == expected["models"]
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_table_output_and_options(votes: Path):
     proc = run_cli("--votes", str(votes / "2025-06-01" / "votes-a.jsonl"),
                    "--votes", str(votes / "2025-06-01" / "votes-b.jsonl"),
@@ -61,7 +63,8 @@ def test_table_output_and_options(votes: Path):
                    "--anchor", "model-03=1200", "--style", "length,citations")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[0].split()[:5] == ["Rank", "Model", "Rating", "95%", "CI"]
+    # with --style the rating column is the style-controlled one, and says so
+    assert lines[0].split()[:6] == ["Rank", "Model", "SC", "rating", "(bootstrap", "mean)"]
     anchor_line = next(line for line in lines if " model-03 " in f" {line} ")
     assert "1200.0" in anchor_line
     assert any(line.startswith("model-07 *") or " model-07 *" in line for line in lines)
@@ -71,6 +74,26 @@ def test_table_output_and_options(votes: Path):
     assert elo_run.returncode == 0, elo_run.stderr
     parsed = json.loads(elo_run.stdout)
     assert parsed["method"] == "elo" and parsed["k"] == 8.0 and "by_subject" not in parsed["models"][0]
+
+
+@pytest.mark.slow  # starts a subprocess or a loopback server
+def test_the_default_lists_every_model_as_the_tab_does_and_a_board_with_no_rows_is_refused(votes: Path):
+    proc = run_cli("--votes", str(votes), "--format", "json", "--bootstrap", "5")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["min_battles"] == 0 and out["hidden_models"] == []
+    refused = run_cli("--votes", str(votes), "--bootstrap", "5", "--min-battles", "100000")
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.strip().startswith("sciarena leaderboard: no model has at least 100000 battles")
+    assert len(refused.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow  # starts a subprocess or a loopback server
+def test_every_rating_column_says_what_it_is(votes: Path):
+    proc = run_cli("--votes", str(votes), "--bootstrap", "5", "--rating", "point")
+    head, footer = proc.stdout.splitlines()[0], proc.stdout
+    assert "Rating (point)" in head and "(point)" in head.split("Battles", 1)[1]  # the discipline columns
+    assert "rating (point)" in footer and "group columns: each group's point estimate" in footer
 
 
 BAD_CASES = [
@@ -87,6 +110,7 @@ def _argv(args, votes: Path, bad: Path) -> list[str]:
     return [a.replace("{votes}", str(votes)).replace("{bad}", str(bad)) for a in args]
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 @pytest.mark.parametrize("args, message", BAD_CASES)
 def test_bad_input_exits_2_with_a_message(votes: Path, tmp_path: Path, capsys, args, message):
     bad = tmp_path / "bad.jsonl"
@@ -100,6 +124,7 @@ def test_bad_input_exits_2_with_a_message(votes: Path, tmp_path: Path, capsys, a
     assert message in captured.err and not captured.out
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_bad_input_in_a_real_process_has_no_traceback(votes: Path, tmp_path: Path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("this is not json\n")

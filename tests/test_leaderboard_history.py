@@ -8,12 +8,12 @@ import json
 import numpy as np
 import pytest
 
-from sciarena.core.errors import LeaderboardInputError
 from sciarena.board import table_from_arrays
-from sciarena.science.quality.vouch import load_votes
-from sciarena.cli.leaderboard import main
 from sciarena.board.history import as_of, boundary_label, parse_cutoff, rating_history
 from sciarena.board.synthetic import simulate, write_jsonl
+from sciarena.cli.leaderboard import main
+from sciarena.core.errors import LeaderboardInputError
+from sciarena.science.quality.vouch import load_votes
 
 PER_PHASE = 3000
 

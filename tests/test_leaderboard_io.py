@@ -14,17 +14,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sciarena.core.errors import LeaderboardInputError
 from sciarena.board import table_from_arrays
-from sciarena.science.quality.vouch import load_votes
 from sciarena.board.synthetic import simulate, write_jsonl
 from sciarena.board.table import VoteTable
 from sciarena.board.table import vote_table as build_table
-from sciarena.votes.read.raw import NUMERIC_COLUMNS
+from sciarena.core.errors import LeaderboardInputError
+from sciarena.science.quality.vouch import load_votes
 from sciarena.votes.read.copy import cache_path
 from sciarena.votes.read.duck import read_lines
 from sciarena.votes.read.fields import timestamp_of
 from sciarena.votes.read.parse import SMALL_INPUT_BYTES, leading_keys, parse_lines, parse_lines_python
+from sciarena.votes.read.raw import NUMERIC_COLUMNS
 from sciarena.votes.schema import VOTE_FIELDS
 
 # Released-schema records as they appear in the public train.json: mixed-case votes,
@@ -390,6 +390,7 @@ def test_invalid_utf8_line_is_counted_not_fatal(tmp_path: Path):
     assert table.n_votes == 19 and table.skipped == {"malformed JSON line": 1}
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_fast_path_does_not_import_pandas(tmp_path: Path):
     # pyarrow's to_numpy() and pa.array/pa.scalar import pandas (half a second): the reader avoids them
     path = tmp_path / "votes.jsonl"
@@ -403,6 +404,7 @@ def test_fast_path_does_not_import_pandas(tmp_path: Path):
     assert out.stdout.split() == ["True", "False"]
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_small_inputs_skip_pyarrow_and_give_the_same_table(tmp_path: Path):
     # the incremental copy parses the last minute of votes: starting the fast reader would cost more
     path = tmp_path / "votes.jsonl"

@@ -10,10 +10,10 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import log_expit
 
-from sciarena.core.errors import LeaderboardInputError
 from sciarena.board import compute_leaderboard, table_from_arrays
 from sciarena.board.style import fit_style, style_matrix
 from sciarena.board.synthetic import simulate
+from sciarena.core.errors import LeaderboardInputError
 
 TRUTH = np.linspace(-150, 150, 10)
 VERBOSITY = np.array([0.8, -0.6, 0.5, -0.4, 0.0, 0.7, -0.8, 0.3, -0.2, 0.1])
@@ -106,7 +106,7 @@ def test_votes_without_features_are_left_out_and_reported():
 # --- the two procedures (docs/leaderboard.md) ----------------------------------------------------------
 
 def test_both_procedures_recover_an_injected_length_effect(verbose_votes):
-    for procedure in ("ours", "paper"):
+    for procedure in ("ours", "paper", "paper-sample"):
         lb = compute_leaderboard(verbose_votes, bootstrap=40, by=(), style=("length",),
                                  style_procedure=procedure)
         (coef,) = lb.style
@@ -114,14 +114,14 @@ def test_both_procedures_recover_an_injected_length_effect(verbose_votes):
         assert coef.ci_lower > 0.2, procedure  # clearly positive
         assert lb.style_procedure == procedure
     assert compute_leaderboard(verbose_votes, bootstrap=0, by=(), style=("length",),
-                               style_procedure="paper").style_votes_used == 3000
+                               style_procedure="paper-sample").style_votes_used == 3000
 
 
 def test_the_paper_procedure_fits_exactly_the_decisive_votes_when_few():
     table = simulate(TRUTH, 2500, seed=8, length_effect=0.3, verbosity=VERBOSITY)
     decisive = table.outcome <= 1
     assert 0 < (~decisive).sum() and decisive.sum() < 3000
-    paper = fit_style(table, ("length",), bootstrap=0, procedure="paper")
+    paper = fit_style(table, ("length",), bootstrap=0, procedure="paper-sample")
     direct = fit_style(table.subset(decisive), ("length",), bootstrap=0)
     assert paper.n_used == decisive.sum() and paper.n_undecided == (~decisive).sum() and paper.n_unsampled == 0
     np.testing.assert_allclose(paper.gamma, direct.gamma, rtol=1e-9)
@@ -132,13 +132,80 @@ def test_the_paper_procedure_fits_exactly_the_decisive_votes_when_few():
 
 def test_the_paper_sample_is_seeded_and_of_decisive_votes(verbose_votes):
     decisive = int((verbose_votes.outcome <= 1).sum())
-    one = fit_style(verbose_votes, ("length",), bootstrap=0, procedure="paper", seed=1)
-    again = fit_style(verbose_votes, ("length",), bootstrap=5, procedure="paper", seed=1)
-    other = fit_style(verbose_votes, ("length",), bootstrap=0, procedure="paper", seed=2)
+    one = fit_style(verbose_votes, ("length",), bootstrap=0, procedure="paper-sample", seed=1)
+    again = fit_style(verbose_votes, ("length",), bootstrap=5, procedure="paper-sample", seed=1)
+    other = fit_style(verbose_votes, ("length",), bootstrap=0, procedure="paper-sample", seed=2)
     assert one.n_used == 3000 and one.n_unsampled == decisive - 3000
     assert one.n_undecided == verbose_votes.n_votes - decisive
     assert one.gamma[0] == again.gamma[0]  # the sample does not depend on the bootstrap rounds
     assert one.gamma[0] != other.gamma[0]
+
+
+def _some_uncited(table, every=7):
+    """The table with one side citing nothing in every ``every``-th vote."""
+    counts = table.features["citations"].copy()
+    counts[::every, 1] = 0
+    return table_from_arrays(table.models, table.a, table.b, table.outcome,
+                             features={"length": table.features["length"], "citations": counts})
+
+
+def test_the_released_procedure_keeps_decisive_votes_in_which_both_answers_cite(verbose_votes):
+    # yale-nlp/SciArena scripts/bias_analysis/preference_calculate.py: citation_count_a > 0 and
+    # citation_count_b > 0, winner in (model_a, model_b), no sample.
+    table = _some_uncited(verbose_votes)
+    counts = table.features["citations"]
+    kept = (table.outcome <= 1) & (counts > 0).all(axis=1)
+    paper = fit_style(table, ("length",), bootstrap=0, procedure="paper")
+    direct = fit_style(table.subset(kept), ("length",), bootstrap=0)
+    assert paper.n_used == kept.sum() > 3000
+    assert paper.n_undecided == (table.outcome > 1).sum()
+    assert paper.n_uncited == ((table.outcome <= 1) & ~(counts > 0).all(axis=1)).sum() > 0
+    np.testing.assert_allclose(paper.gamma, direct.gamma, rtol=1e-9)
+    np.testing.assert_allclose(paper.theta, direct.theta, rtol=1e-9, atol=1e-12)
+    sample = fit_style(table, ("length",), bootstrap=0, procedure="paper-sample")
+    assert sample.n_used == 3000 and sample.n_uncited == 0
+
+
+def test_the_released_procedure_fits_each_feature_on_its_own(verbose_votes):
+    # The released script fits length alone and citation count alone (supporting and irrelevant
+    # together); a joint fit of length and citations gives other coefficients.
+    table = _some_uncited(verbose_votes)
+    lb = compute_leaderboard(table, bootstrap=0, by=(), style=("length", "citations"), style_procedure="paper")
+    joint = fit_style(table, ("length", "citations"), bootstrap=0, procedure="paper")
+    alone = {f: fit_style(table, (f,), bootstrap=0, procedure="paper") for f in ("length", "citations")}
+    got = {c.feature: c.point for c in lb.style}
+    for f, fitted in alone.items():
+        assert got[f] == pytest.approx(float(fitted.gamma[0]), rel=1e-12)
+    assert not np.allclose([got["length"], got["citations"]], joint.gamma, rtol=1e-6)
+    # the ratings are those of the first fit (length), and the output says so
+    by_model = {r.model: r.point for r in lb.rows}
+    np.testing.assert_allclose([by_model[table.models[i]] for i in alone["length"].models],
+                               1000.0 + (alone["length"].theta - alone["length"].theta.mean()) * 400 / math.log(10),
+                               atol=1e-6)
+    (note,) = [n for n in lb.notes if n.startswith("style procedure")]
+    assert "released script" in note and "ratings from the length fit" in note and "2 fits" in note
+
+
+def test_the_released_groups_pair_supporting_with_irrelevant():
+    from sciarena.board.style import paper_groups
+
+    assert paper_groups(("length", "supporting", "citations", "irrelevant")) == (
+        ("length",), ("supporting", "irrelevant"), ("citations",))
+    assert paper_groups(("irrelevant",)) == (("irrelevant",),)
+
+
+def test_every_procedure_is_named_in_the_table_footer(verbose_votes, tmp_path, capsys):
+    from sciarena.board.synthetic import write_jsonl
+    from sciarena.cli.leaderboard import main
+
+    path = tmp_path / "votes.jsonl"
+    write_jsonl(verbose_votes, path, stop=4000)
+    for procedure, words in (("ours", "half a win"), ("paper", "released script"),
+                             ("paper-sample", "appendix C.2")):
+        assert main(["--votes", str(path), "--bootstrap", "0", "--by", "none", "--min-battles", "0",
+                     "--style", "length", "--style-procedure", procedure]) == 0
+        out = capsys.readouterr().out
+        assert f"style procedure '{procedure}'" in out and words in out, procedure
 
 
 def test_dropping_ties_raises_the_length_coefficient(verbose_votes):
@@ -154,17 +221,18 @@ def test_style_procedure_errors_and_the_cli_flag(verbose_votes, tmp_path, capsys
         compute_leaderboard(verbose_votes, bootstrap=0, by=(), style=("length",), style_procedure="theirs")
     only_ties = table_from_arrays(["x", "y"], np.array([0, 1, 0]), np.array([1, 0, 1]), np.array([2, 3, 2]),
                                   features={"length": np.array([[10.0, 20.0], [30.0, 5.0], [8.0, 9.0]])})
-    with pytest.raises(LeaderboardInputError, match="decisive"):
-        fit_style(only_ties, ("length",), bootstrap=0, procedure="paper")
-    from sciarena.cli.leaderboard import main
+    for procedure in ("paper", "paper-sample"):
+        with pytest.raises(LeaderboardInputError, match="decisive"):
+            fit_style(only_ties, ("length",), bootstrap=0, procedure=procedure)
     from sciarena.board.synthetic import write_jsonl
+    from sciarena.cli.leaderboard import main
 
     path = tmp_path / "votes.jsonl"
     write_jsonl(verbose_votes, path, stop=6000)
     assert main(["--votes", str(path), "--format", "json", "--bootstrap", "0", "--by", "none",
-                 "--style", "length", "--style-procedure", "paper"]) == 0
+                 "--style", "length", "--style-procedure", "paper-sample"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["style"]["procedure"] == "paper" and out["style"]["votes_used"] == 3000
+    assert out["style"]["procedure"] == "paper-sample" and out["style"]["votes_used"] == 3000
     assert any("tie and both-bad" in note for note in out["notes"])
 
 

@@ -9,10 +9,11 @@ import gradio as gr
 
 from sciarena.arena.rules import ArenaSession, Ballot
 from sciarena.ui.leaderboard_tab import LeaderboardTab
+from sciarena.wiring import open_board
 
 
 def built(services, **kwargs):
-    tab = LeaderboardTab(services, **kwargs)
+    tab = LeaderboardTab(open_board(services.votes, services.pool, **kwargs), services.pipeline_pairs())
     with gr.Blocks():
         view = tab.build()
     return tab, view
@@ -63,12 +64,12 @@ def test_a_new_vote_is_on_the_board_at_the_next_load_and_not_recomputed_before(s
     vote(services, ("A", "B"))
     tab, view = built(services, warm_style=False)
     first = tab.refresh(view)
-    computed = tab.memo.computed
+    computed = tab.board.memo.computed
     again = tab.refresh(view)
-    assert tab.memo.computed == computed and again[view.summary] == first[view.summary]
+    assert tab.board.memo.computed == computed and again[view.summary] == first[view.summary]
     vote(services, ("tie",))
     after = tab.refresh(view)
-    assert "**3 votes**" in after[view.summary] and tab.memo.computed > computed
+    assert "**3 votes**" in after[view.summary] and tab.board.memo.computed > computed
 
 
 def test_concurrent_loads_compute_once(scripted, make_services):
@@ -84,7 +85,7 @@ def test_concurrent_loads_compute_once(scripted, make_services):
     for t in threads:
         t.join()
     assert len(set(results)) == 1 and len(results) == 8
-    assert tab.memo.computed == 2  # the vote table and the one shown board
+    assert tab.board.memo.computed == 3  # the vote table, the one shown board and its rendering
 
 
 def test_style_control_and_point_rating_and_views(scripted, make_services):
@@ -115,11 +116,12 @@ def test_the_style_view_is_fitted_in_the_background_after_a_plain_load(scripted,
     vote(services, ("A", "B", "A", "tie"))
     tab, view = built(services)
     tab.refresh(view)
-    tab.wait_warm(60)
-    computed = tab.memo.computed
-    assert computed == 3  # table, plain board, style board
+    tab.board.wait_warm(60)
+    computed = tab.board.memo.computed
+    assert computed == 4  # table, plain board and its rendering, style board
     styled = tab.refresh(view, "overall", True)
-    assert tab.memo.computed == computed and "Computed from" in styled[view.summary]
+    # only the style board's rendering: its fit was ready
+    assert tab.board.memo.computed == computed + 1 and "Computed from" in styled[view.summary]
 
 
 def test_the_data_section_is_computed_when_opened_and_once_per_change_of_the_votes(scripted, make_services):
@@ -129,9 +131,9 @@ def test_the_data_section_is_computed_when_opened_and_once_per_change_of_the_vot
     vote(services, ("A", "B", "tie", "bad"))
     tab, view = built(services, warm_style=False)
     tab.refresh(view)
-    assert tab.memo.computed == 2  # the board's load does not compute the data statistics
+    assert tab.board.memo.computed == 3  # the board's load does not compute the data statistics
     html = tab.data()
-    assert tab.memo.computed == 3
+    assert tab.board.memo.computed == 5  # the statistics and their HTML
     assert "4 usable votes of 4 records" in html
     for heading in ("Vote outcomes", "Question categories", "Disciplines", "Average citations per answer",
                     "Average answer length", "Votes per day (UTC)", "Failure cases"):
@@ -144,11 +146,11 @@ def test_the_data_section_is_computed_when_opened_and_once_per_change_of_the_vot
     assert "the voter judged both answers poor" in html and "went to the model outside" in html
     assert "<strong>Both bad: 1 (25.0%)</strong>" in html
     assert "fewer than the top 3" in html  # two models with fewer than 100 battles: no top models
-    assert tab.data() == html and tab.memo.computed == 3  # no new vote: a lookup
-    assert tab.data_if_open(False) == gr.update() and tab.memo.computed == 3
+    assert tab.data() == html and tab.board.memo.computed == 5  # no new vote: a lookup
+    assert tab.data_if_open(False) == gr.update() and tab.board.memo.computed == 5
     vote(services, ("bad",))
     again = tab.data()
-    assert "5 usable votes of 5 records" in again and tab.memo.computed > 3
+    assert "5 usable votes of 5 records" in again and tab.board.memo.computed > 5
 
 
 def test_the_data_section_without_votes_says_so(scripted, make_services):

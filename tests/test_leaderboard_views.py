@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from sciarena.board import compute_leaderboard, table_from_arrays
+from sciarena.board.board import ModelFacts, board_rows, build_board, rows_csv, select_view, view_choices
 from sciarena.board.bradley_terry import needs_ridge
 from sciarena.board.synthetic import simulate
-from sciarena.core.errors import LeaderboardInputError
-from sciarena.board.board import ModelFacts, board_rows, build_board, rows_csv, select_view, view_choices
 from sciarena.board.views import cost_per_100_calls, head_to_head, mean_tokens
+from sciarena.core.errors import LeaderboardInputError
 from sciarena.ui.board_html import render_table
 
 
@@ -125,8 +125,9 @@ def test_needs_ridge_detects_groups_that_never_met():
 def test_catalogue_release_and_licence_reach_the_board(tmp_path):
     import json as _json
 
+    from sciarena.core.errors import CatalogueError
     from sciarena.core.settings import DEFAULT_CATALOGUE
-    from sciarena.providers.catalogue import CatalogueError, load_catalogue_files
+    from sciarena.providers.catalogue import load_catalogue_files
 
     shipped = {m.name: m for m in load_catalogue_files([DEFAULT_CATALOGUE]).models}
     assert (shipped["o3"].release, shipped["o3"].licence) == ("2025-04", "Proprietary")

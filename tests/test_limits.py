@@ -13,10 +13,10 @@ import uuid
 
 import pytest
 
-from sciarena.arena.rules import ArenaSession, Ballot
-from sciarena.core.errors import ArenaBusy, RateLimitedVisitor
 from sciarena.arena.limits import DAY, HOUR, Limiter, Limits
 from sciarena.arena.limits.redis import UNREACHABLE, RedisLimiter
+from sciarena.arena.rules import ArenaSession, Ballot
+from sciarena.core.errors import ArenaBusy, RateLimitedVisitor
 from sciarena.core.types import ModelSpec
 from sciarena.votes.voter import Visitor, voter_id
 
@@ -196,6 +196,7 @@ def test_memory_follows_active_visitors(clock):
     assert lim.tracked() == 1
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_two_replicas_sharing_redis_count_together(redis_url, clock):
     one, two = (RedisLimiter.from_url(redis_url, Limits(battles_per_hour=3, max_paid_battles=2), clock)
                 for _ in range(2))
@@ -212,6 +213,7 @@ def test_two_replicas_sharing_redis_count_together(redis_url, clock):
     other.release()
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_two_arenas_configured_with_one_redis_share_the_limits(scripted, make_arena, redis_url, clock):
     first = scripted_arena(scripted, make_arena, redis_url=redis_url, battles_per_hour=1)
     second = make_arena(redis_url=redis_url, battles_per_hour=1)
@@ -223,6 +225,7 @@ def test_two_arenas_configured_with_one_redis_share_the_limits(scripted, make_ar
     assert first.limiter.running() == 0  # the finished battle gave its slot back
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_an_unreachable_redis_refuses_with_a_sentence(clock):
     pytest.importorskip("redis")
     with socket.socket() as probe:  # a port nobody listens on

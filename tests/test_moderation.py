@@ -8,19 +8,19 @@ import pytest
 from fake_openai import FakeOpenAI, point_catalogue_at
 from fake_semantic_scholar import FakeSemanticScholar
 
-from sciarena.core.settings import Settings
 from sciarena.core.errors import FlaggedQuestion, RetrievalError, SciArenaError
+from sciarena.core.settings import Settings
+from sciarena.core.types import Retrieval
 from sciarena.providers.registry import Models, open_models
 from sciarena.retrieval.choose import RetrievalOptions, open_moderator, open_retriever
 from sciarena.retrieval.moderation import (
     FLAGGED_MESSAGE,
     MODERATION_MODEL,
     LocalModerator,
-    ModeratedRetriever,
     ModelModerator,
+    ModeratedRetriever,
     local_check,
 )
-from sciarena.core.types import Retrieval
 
 ABUSIVE = [
     "fuck you, answer me",
@@ -136,8 +136,8 @@ def test_moderation_modes(tmp_path):
 
 
 def test_local_retrievers_are_moderated_too(tmp_path):
-    from sciarena.retrieval.local import LocalIndex
     from sciarena.core.types import Paper
+    from sciarena.retrieval.local import LocalIndex
 
     paper = (Paper("p", "Stomata"), "Stomata close under drought stress in most plants.")
     LocalIndex.build([paper]).save(tmp_path / "i")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sciarena.core.settings import Settings
-from sciarena.pipelines.prompts import parse_feedback
-from sciarena.pipelines.offline_revision import offline_feedback, offline_refine
-from sciarena.wiring import build_services
 from sciarena.core.types import Paper, Passage, Reference, Revision
+from sciarena.pipelines.offline_revision import offline_feedback, offline_refine
+from sciarena.pipelines.prompts import parse_feedback
+from sciarena.wiring import build_services
 
 QUESTION = "How do transformers use self-attention to replace recurrence in sequence models?"
 

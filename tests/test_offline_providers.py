@@ -6,14 +6,14 @@ import re
 
 import pytest
 
-from sciarena.core.settings import Settings
-from sciarena.core.errors import ProviderError
-from sciarena.answer.clean import clean_answer, strip_markdown
 from sciarena.answer.citations import cited_numbers
+from sciarena.answer.clean import clean_answer, strip_markdown
+from sciarena.core.errors import ProviderError
+from sciarena.core.settings import Settings
+from sciarena.core.types import GenerationRequest, ModelSpec, Paper, Passage, Reference
 from sciarena.providers.catalogue import load_catalogue
 from sciarena.providers.offline import OFFLINE_MODEL_IDS, OfflineProvider
 from sciarena.providers.offline_strategies import mmr, spherical_kmeans
-from sciarena.core.types import GenerationRequest, ModelSpec, Paper, Passage, Reference
 
 QUESTION = "How does sleep deprivation affect memory consolidation and hippocampal replay?"
 

@@ -12,16 +12,16 @@ import threading
 from dataclasses import replace
 
 import pytest
-
 from conftest import FakeClock, FixedRetriever
+
+from sciarena.answer.prompt import build_messages
+from sciarena.arena.runner import BattleRunner
 from sciarena.core.errors import ProviderError
+from sciarena.core.types import Battle, GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval
 from sciarena.pipelines.prompts import FEEDBACK_SYSTEM_PROMPT, REFINE_SYSTEM_PROMPT, parse_feedback
 from sciarena.pipelines.provider import PipelineProvider
-from sciarena.answer.prompt import build_messages
 from sciarena.providers.offline import OfflineProvider
 from sciarena.providers.openai_compat import OpenAICompatibleProvider
-from sciarena.arena.runner import BattleRunner
-from sciarena.core.types import Battle, GenerationRequest, ModelSpec, Paper, Passage, Reference, Retrieval
 
 QUESTION = "How does the Transformer replace recurrence in sequence models?"
 
@@ -308,6 +308,7 @@ def test_no_feedback_items_allowed_is_the_draft_then_the_check(fake_openai):
 
 def test_extra_retrieval_goes_through_semantic_scholar_with_the_feedback_query(fake_openai):
     from fake_semantic_scholar import FakeSemanticScholar
+
     from sciarena.retrieval.pipeline import SemanticScholarRetriever
     from sciarena.retrieval.semantic_scholar import SemanticScholarClient
 

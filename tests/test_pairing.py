@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from sciarena.core.errors import SciArenaError
 from sciarena.arena.pairing import cost_usd, sample_pair
+from sciarena.core.errors import SciArenaError
 from sciarena.core.types import ModelSpec, Usage
 
 

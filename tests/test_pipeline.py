@@ -9,8 +9,9 @@ import fake_semantic_scholar as fixture
 import pytest
 from fake_semantic_scholar import FakeSemanticScholar, Fault
 
+from sciarena.core.errors import RetrievalError, SciArenaError, SemanticScholarUnavailable
 from sciarena.core.settings import Settings
-from sciarena.core.errors import RetrievalError, SciArenaError
+from sciarena.core.types import ModelSpec, Paper, Passage
 from sciarena.retrieval.choose import FALLBACK_NOTE, RetrievalOptions, open_retriever
 from sciarena.retrieval.local import LocalIndex
 from sciarena.retrieval.pipeline import (
@@ -21,14 +22,7 @@ from sciarena.retrieval.pipeline import (
 )
 from sciarena.retrieval.rerank import BM25Reranker, DenseReranker, rerank
 from sciarena.retrieval.rewrite import QueryPlan
-from sciarena.retrieval.semantic_scholar import (
-    S2Paper,
-    S2Snippet,
-    SearchFilters,
-    SemanticScholarClient,
-    SemanticScholarUnavailable,
-)
-from sciarena.core.types import ModelSpec, Paper, Passage
+from sciarena.retrieval.semantic_scholar import S2Paper, S2Snippet, SearchFilters, SemanticScholarClient
 
 BROAD = ("How accurate are citations of retrieval-augmented language models, and do dense "
          "retrievers beat BM25 lexical matching for scientific search?")

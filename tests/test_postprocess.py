@@ -6,8 +6,7 @@ import random
 
 import pytest
 
-from sciarena.core.errors import MalformedOutput
-from sciarena.answer.redact import IDENTITY_TERMS, PLACEHOLDER, Shield, find_identity_mentions, redact_identity
+from sciarena.answer.citations import cited_numbers
 from sciarena.answer.clean import (
     ReasoningFilter,
     accept_llm_rewrite,
@@ -17,7 +16,8 @@ from sciarena.answer.clean import (
     strip_markdown,
     strip_reasoning,
 )
-from sciarena.answer.citations import cited_numbers
+from sciarena.answer.redact import IDENTITY_TERMS, PLACEHOLDER, Shield, find_identity_mentions, redact_identity
+from sciarena.core.errors import MalformedOutput
 from sciarena.core.types import Answer, Paper, Passage, Reference
 
 

@@ -7,12 +7,12 @@ import json
 import pytest
 from fake_openai import FakeOpenAI, point_catalogue_at
 
-from sciarena.core.settings import Settings
-from sciarena.core.errors import SciArenaError
 from sciarena.answer.editor import LLMPostprocessor
+from sciarena.core.errors import SciArenaError
+from sciarena.core.settings import Settings
+from sciarena.core.types import Paper, Passage, Reference
 from sciarena.providers.registry import open_models
 from sciarena.wiring import open_editor
-from sciarena.core.types import Paper, Passage, Reference
 
 QUESTION = "How does retrieval reduce hallucination?"
 PAPER = Paper("p1", "Grounded generation")

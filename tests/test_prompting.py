@@ -12,8 +12,8 @@ from typing import Callable
 
 import pytest
 
-from sciarena.core.errors import InvalidQuestion
 from sciarena.answer.prompt import build_messages, build_postprocess_messages, format_reference
+from sciarena.core.errors import InvalidQuestion
 from sciarena.core.types import Paper, Passage, Reference
 
 GOLDEN_DIR = Path(__file__).parent / "golden"

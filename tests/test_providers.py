@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from fake_openai import FakeOpenAI
 
-from sciarena.core.settings import Settings
 from sciarena.core.errors import NeedsKey, ProviderError, ProviderTimeout, RateLimited
+from sciarena.core.settings import Settings
+from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Usage
 from sciarena.providers.catalogue import load_catalogue
 from sciarena.providers.openai_compat import OpenAICompatibleProvider
 from sciarena.providers.retry import RetryPolicy, retry_after_seconds
-from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Usage
 
 KEY = "sk-test-secret-0123456789"
 REQUEST = GenerationRequest(
@@ -86,18 +85,16 @@ def test_fast_side_is_not_held_back_by_a_slow_side(server: FakeOpenAI, kind: str
     server.add_script("warm-up", ("ok",))
     provider = make(kind, server)  # one shared client, as in a battle between two models of one provider
     collect(provider, spec("warm-up"))  # the first call imports the client library: keep that out of the timing
-    first: dict[str, float] = {}
-    done: dict[str, float] = {}
+    events: list[tuple[str, str]] = []  # (what, model) in the order they happened, under the GIL
     texts: dict[str, str] = {}
-    start = time.monotonic()
 
     def run(model_id: str) -> None:
         parts = []
         for delta in provider.stream(spec(model_id), REQUEST):
-            if delta.text and model_id not in first:
-                first[model_id] = time.monotonic() - start
+            if delta.text and not parts:
+                events.append(("first token", model_id))
             parts.append(delta.text)
-        done[model_id] = time.monotonic() - start
+        events.append(("done", model_id))
         texts[model_id] = "".join(parts)
 
     threads = [threading.Thread(target=run, args=(m,)) for m in ("slow", "fast")]
@@ -106,9 +103,8 @@ def test_fast_side_is_not_held_back_by_a_slow_side(server: FakeOpenAI, kind: str
     for thread in threads:
         thread.join(timeout=30)
     assert texts == {"fast": "abcde", "slow": "abcde"}
-    assert first["fast"] < 1.0
-    assert done["fast"] < first["slow"], (first, done)
-    assert first["slow"] >= 2.5
+    # the fast side was never held behind the slow one: it finished before the slow side's first token
+    assert events.index(("done", "fast")) < events.index(("first token", "slow")), events
 
 
 @pytest.mark.parametrize("kind", CLIENTS)
@@ -249,11 +245,10 @@ def test_stalled_server_times_out(server: FakeOpenAI, kind: str, stall: str) -> 
         server.add_script("m", ("late",), first_token_delay_s=3.0)
     else:
         server.add_script("m", ("a", "b"), chunk_delay_s=3.0)
-    start = time.monotonic()
+    # Had the timeout not fired, the 3 s stall would have ended and the stream completed: the raise is the proof.
     with pytest.raises(ProviderTimeout, match="0.5 s") as caught:
         collect(make(kind, server, timeout=0.5), spec("m"))
     assert caught.value.timeout_s == 0.5
-    assert time.monotonic() - start < 2.5
     assert server.attempts("m") == 1  # the time budget is spent; no retry
 
 
@@ -261,9 +256,8 @@ def test_closing_the_stream_early_stops_reading(server: FakeOpenAI) -> None:
     server.add_script("m", tuple(f"w{i} " for i in range(50)), chunk_delay_s=0.05)
     stream = make("openai", server).stream(spec("m"), REQUEST)
     assert next(stream).text == "w0 "
-    start = time.monotonic()
     stream.close()
-    assert time.monotonic() - start < 1.0
+    assert server.wait_for_hangup("m", timeout_s=5)  # the connection was dropped, not read to its end
 
 
 def test_repr_never_shows_the_key(server: FakeOpenAI) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from sciarena.core.errors import ProviderError
-from sciarena.providers.local_gguf import LocalGGUFProvider, packaged_smollm2_path, xllamacpp_installed
 from sciarena.core.types import GenerationRequest, ModelSpec
+from sciarena.providers.local_gguf import LocalGGUFProvider, packaged_smollm2_path, xllamacpp_installed
 
 pytestmark = [
     pytest.mark.slow,  # a real llama.cpp generation
@@ -93,9 +93,9 @@ def test_the_openscholar_loop_runs_over_the_local_model(provider: LocalGGUFProvi
     (usually not the JSON asked for), the side ends with an answer and an account of its calls."""
     from dataclasses import replace
 
-    from sciarena.pipelines.provider import PipelineProvider
     from sciarena.answer.prompt import build_messages
     from sciarena.core.types import Paper, Passage, Reference
+    from sciarena.pipelines.provider import PipelineProvider
 
     paper = Paper(paper_id="p1", title="Photosynthesis in plants", authors=("A. Author",), year=2001)
     refs = (Reference(1, paper, (Passage("p1#0", paper, "Photosynthesis turns light, water and carbon dioxide "

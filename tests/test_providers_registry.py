@@ -9,12 +9,12 @@ import pytest
 from fake_openai import FakeOpenAI
 
 from sciarena.core.settings import Settings
+from sciarena.core.types import GenerationRequest, ModelSpec
 from sciarena.pipelines.provider import PipelineProvider
 from sciarena.providers.catalogue import load_catalogue
 from sciarena.providers.local_gguf import xllamacpp_installed
 from sciarena.providers.openai_compat import OpenAICompatibleProvider
 from sciarena.providers.registry import battle_pool, build_providers
-from sciarena.core.types import GenerationRequest, ModelSpec
 
 
 def pool_for(settings: Settings):

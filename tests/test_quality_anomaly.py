@@ -9,7 +9,12 @@ import pytest
 from scipy.stats import chi2
 
 from sciarena.science.quality.anomaly import (
-    a5_test, canonical_pairs, checkpoints, fisher_test, leave_out_history, rarity_pvalues,
+    a5_test,
+    canonical_pairs,
+    checkpoints,
+    fisher_test,
+    leave_out_history,
+    rarity_pvalues,
 )
 
 A, B, TIE, BAD = 0, 1, 2, 3

@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from sciarena.science.quality.check import (
-    A5, CONSENSUS, NO_VOTER_IDS, POSITION, TESTS, VoteArrays, arrays_from_records, check_votes,
+    A5,
+    CONSENSUS,
+    NO_VOTER_IDS,
+    POSITION,
+    TESTS,
+    VoteArrays,
+    arrays_from_records,
+    check_votes,
 )
 from sciarena.science.quality.report import to_dict
 from sciarena.science.quality.synthetic import HONEST, planted_history, records_from_arrays

@@ -11,7 +11,11 @@ from scipy.stats import binom, binomtest
 from sciarena.board.bradley_terry import aggregate, fit_counts
 from sciarena.board.synthetic import simulate
 from sciarena.science.quality.directional import (
-    consensus_test, holm, leave_out_strengths, poisson_binomial_lower_tail, position_test,
+    consensus_test,
+    holm,
+    leave_out_strengths,
+    poisson_binomial_lower_tail,
+    position_test,
 )
 
 A, B, TIE, BAD = 0, 1, 2, 3

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from sciarena.core.errors import RetrievalError
+from sciarena.core.types import Paper, Passage
 from sciarena.retrieval.bm25 import query_weight
 from sciarena.retrieval.corpus import demo_corpus_files, read_corpus
 from sciarena.retrieval.dense import PassageVectors
@@ -20,9 +21,13 @@ from sciarena.retrieval.quality import (
     recall_at_k,
 )
 from sciarena.retrieval.relevance import (
-    BM25_FLOOR, DENSE_FLOOR, MATCH_FLOOR, NO_FLOOR, NOTHING_RELEVANT, RelevanceFloor,
+    BM25_FLOOR,
+    DENSE_FLOOR,
+    MATCH_FLOOR,
+    NO_FLOOR,
+    NOTHING_RELEVANT,
+    RelevanceFloor,
 )
-from sciarena.core.types import Paper, Passage
 
 
 def scored(*scores: float) -> list[Passage]:
@@ -150,7 +155,9 @@ def test_the_medical_imaging_example_loses_its_weak_tail(demo):
     references = demo.retrieve(question).references
     ids = [r.paper.paper_id for r in references]
     assert "en-036" in [r.paper.paper_id for r in unfloored] and "en-036" not in ids  # "What Will 5G Be?"
-    assert 0 < len(references) < len(unfloored) / 2
+    # More than half of the unfloored list until the corpus gained methods/results passages (issue 23):
+    # the deep-learning papers' longer texts now clear the cut more often. The weak tail still goes.
+    assert 0 < len(references) < 0.6 * len(unfloored)
     assert references[0].paper.field == "Medical imaging & AI in medicine"
     best = references[0].passages[0].score
     assert all(p.score >= BM25_FLOOR.relative * best for r in references for p in r.passages)

@@ -183,13 +183,14 @@ def test_an_entry_opens_on_its_passages_and_stays_one_html_block():
     assert "<p>First paragraph. # Not a heading &lt;img src=x&gt; &#42;x&#42;</p>" in entry
 
 
-def test_the_cited_list_follows_the_answers_citations():
+def test_the_cited_list_is_in_reference_number_order_whatever_order_the_answer_cites_in():
+    # A reader looks [3] up in a list sorted by number, as in a paper's bibliography.
     refs = (ref(1), ref(2, title="Second"), ref(3, title="Third"))
     retrieval = Retrieval(question="q", references=refs, backend="local:demo")
     side = SideResult(model=ModelSpec("m", "offline", "m"), answer=Answer("x [3] y [1]", "x", cited=(3, 1)))
     listed = render.cited_markdown(side, retrieval)
-    assert re.findall(r"ref-(\d)", listed) == ["3", "1"]
-    assert render.cited_for_answer(side, retrieval) == (refs[2], refs[0])
+    assert re.findall(r"ref-(\d)", listed) == ["1", "3"]
+    assert render.cited_for_answer(side, retrieval) == (refs[0], refs[2])
     assert render.cited_markdown(None, retrieval) == "" and render.cited_for_answer(None, retrieval) == ()
     nothing = SideResult(model=side.model, answer=Answer("x", "x", cited=()))
     assert render.cited_markdown(nothing, retrieval) == "*This answer cites no reference.*"

@@ -10,13 +10,13 @@ import pytest
 from fake_semantic_scholar import FakeSemanticScholar
 
 from sciarena.core.settings import Settings
+from sciarena.core.types import Paper, Passage
 from sciarena.retrieval.choose import RetrievalOptions, open_retriever
 from sciarena.retrieval.grouping import group_passages
 from sciarena.retrieval.local import LocalIndex, LocalRetriever, open_local_retriever
 from sciarena.retrieval.pipeline import PipelineLimits, SemanticScholarRetriever, with_citation_floor
 from sciarena.retrieval.rewrite import QueryPlan
 from sciarena.retrieval.semantic_scholar import SearchFilters, SemanticScholarClient
-from sciarena.core.types import Paper, Passage
 
 QUESTION = ("How accurate are citations of retrieval-augmented language models, and do dense "
             "retrievers beat BM25 lexical matching for scientific search?")

@@ -11,20 +11,29 @@ from pathlib import Path
 
 import pytest
 
-from sciarena.core.settings import DEMO_CORPUS_DIR
 from sciarena.core.errors import RetrievalError
+from sciarena.core.settings import DEMO_CORPUS_DIR
+from sciarena.core.types import Paper, Passage
+from sciarena.retrieval.bm25 import bm25_index, top_indices
 from sciarena.retrieval.corpus import (
-    demo_corpus_files, parse_bibtex, read_corpus, read_corpus_file,
+    demo_corpus_files,
+    parse_bibtex,
+    read_corpus,
+    read_corpus_file,
 )
 from sciarena.retrieval.grouping import group_passages
-from sciarena.retrieval.bm25 import bm25_index, top_indices
 from sciarena.retrieval.local import (
-    LocalIndex, LocalRetriever, load_demo_index, open_local_retriever,
+    LocalIndex,
+    LocalRetriever,
+    load_demo_index,
+    open_local_retriever,
 )
 from sciarena.retrieval.passages import (
-    chunk_text, indexed_text, paper_passages, split_sentences,
+    chunk_text,
+    indexed_text,
+    paper_passages,
+    split_sentences,
 )
-from sciarena.core.types import Paper, Passage
 
 REPO = Path(__file__).resolve().parents[1]
 CONSONANTS = "bcdfghjkmnpqrtvwxz"  # no vowels or 's': the stemmer leaves such words alone
@@ -436,6 +445,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
                           cwd=REPO, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_cli_builds_an_index_that_loads(tmp_path):
     papers = tmp_path / "papers.jsonl"
     papers.write_text("\n".join(json.dumps({"id": f"j{i}", "title": f"Paper {marker(i)}",
@@ -451,6 +461,7 @@ def test_cli_builds_an_index_that_loads(tmp_path):
     assert loaded.search("endonuclease")[0].paper.paper_id == "jinek2012"
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 @pytest.mark.parametrize("content, message", [
     ('{"title": "ok"}\n{"title": ', "bad.jsonl:2: invalid JSON"),
     (None, "no such file"),

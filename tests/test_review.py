@@ -12,8 +12,9 @@ import gradio as gr
 import pytest
 
 from sciarena.cli.agreement import add_parser
+from sciarena.core.errors import ReviewRefused
 from sciarena.core.settings import Settings
-from sciarena.science.review import ReviewDesk, ReviewRefused
+from sciarena.science.review import ReviewDesk
 from sciarena.ui import review_tab
 from sciarena.votes.store.reviews import REVIEW_FIELDS, LocalReviewStore
 from sciarena.votes.voter import Visitor, voter_id
@@ -245,8 +246,8 @@ def test_votes_and_reviews_share_the_dataset_in_their_own_folders(tmp_path):
     from fake_hub import FakeHub, make_record
 
     from sciarena.votes.store.hub import open_hub_sync
-    from sciarena.votes.store.reviews import open_review_sync
     from sciarena.votes.store.local import LocalVoteStore
+    from sciarena.votes.store.reviews import open_review_sync
 
     with FakeHub() as hub:
         settings = Settings(data_dir=tmp_path, votes_repo="org/votes", secrets={"HF_TOKEN": "hf_x"})

@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from sciarena.core.errors import ProviderError, ProviderTimeout
 from sciarena.arena.pairing import new_battle
 from sciarena.arena.runner import BattleRunner
+from sciarena.core.errors import ProviderError, ProviderTimeout
 from sciarena.core.types import GenerationRequest, Retrieval, Usage
 
 

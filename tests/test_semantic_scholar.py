@@ -12,15 +12,15 @@ from email.utils import format_datetime
 import pytest
 from fake_semantic_scholar import FakeSemanticScholar, Fault
 
-from sciarena.core.errors import RetrievalError
+from sciarena.core.errors import RetrievalError, SemanticScholarUnavailable
 from sciarena.retrieval.semantic_scholar import (
     BATCH_FIELDS,
     PAPER_FIELDS,
     SNIPPET_FIELDS,
+    RequestSpacing,
     S2Paper,
     SearchFilters,
     SemanticScholarClient,
-    SemanticScholarUnavailable,
     parse_retry_after,
 )
 
@@ -252,27 +252,33 @@ def test_one_session_keeps_its_connection_alive(s2):
 
 # --- request spacing (keys are limited to about one request per second) -----------------
 
-def test_requests_from_many_threads_are_spaced_by_max_rps(s2):
+def test_requests_from_many_threads_are_given_distinct_start_times_max_rps_apart():
+    # A frozen clock: every thread asks at the same instant, and each must get its own turn.
     from concurrent.futures import ThreadPoolExecutor
 
-    client = SemanticScholarClient(s2.base_url, KEY, max_rps=10)  # real sleeps: 0.1 s apart
-    with ThreadPoolExecutor(4) as pool:
-        list(pool.map(lambda q: client.paper_search(q, limit=2), ["dense", "sparse", "graph", "ocean"]))
-    starts = sorted(r.started for r in s2.calls("paper/search"))
-    assert len(starts) == 4
-    gaps = [b - a for a, b in zip(starts, starts[1:])]
-    assert min(gaps) >= 0.09, gaps  # a little under 0.1 s for the server clock's rounding
+    spacing = RequestSpacing(10, clock=lambda: 100.0)
+    with ThreadPoolExecutor(8) as pool:
+        waits = sorted(pool.map(lambda _: spacing.reserve(latest=1e9), range(8)))
+    assert waits == pytest.approx([k * 0.105 for k in range(8)])  # 10 per second, 5% margin
 
 
-def test_without_spacing_concurrent_requests_are_not_held_back(s2):
-    from concurrent.futures import ThreadPoolExecutor
+def test_the_client_waits_its_turn_before_each_request(s2):
+    sleeps = Sleeps()
+    client = SemanticScholarClient(s2.base_url, KEY, max_rps=10, sleep=sleeps)
+    for query in ("dense", "sparse", "graph"):
+        client.paper_search(query, limit=2)
+    assert len(s2.calls("paper/search")) == 3
+    # The first goes at once; the sleeps are recorded, not slept, so each later slot is one spacing after
+    # the last (less the time the calls themselves took).
+    assert len(sleeps.delays) == 2 and 0 < sleeps.delays[0] <= 0.105 < sleeps.delays[1] <= 0.21
 
-    s2.set_latency("paper/search", 0.3)
-    client = SemanticScholarClient(s2.base_url, max_rps=0)
-    with ThreadPoolExecutor(4) as pool:
-        list(pool.map(lambda q: client.paper_search(q, limit=2), ["dense", "sparse", "graph", "ocean"]))
-    starts = sorted(r.started for r in s2.calls("paper/search"))
-    assert starts[-1] - starts[0] < 0.25  # all four were in flight together
+
+def test_without_spacing_the_client_never_waits(s2):
+    sleeps = Sleeps()
+    client = SemanticScholarClient(s2.base_url, max_rps=0, sleep=sleeps)
+    for query in ("dense", "sparse", "graph", "ocean"):
+        client.paper_search(query, limit=2)
+    assert len(s2.calls("paper/search")) == 4 and not [d for d in sleeps.delays if d > 0]
 
 
 def test_a_queue_longer_than_the_timeout_fails_fast_as_busy(s2):

@@ -8,13 +8,19 @@ from pathlib import Path
 
 import pytest
 
-from sciarena.science.stats.stats import (
-    BOTH_BAD, NO_TIMESTAMPS, TOP_MODEL_LOST, StatsInputError, compute_stats, failure_records, to_dict,
-)
 from sciarena.board.compute import compute_leaderboard
 from sciarena.board.synthetic import simulate, write_jsonl
 from sciarena.board.table import vote_table
-from sciarena.votes.read.records import load
+from sciarena.core.errors import StatsInputError
+from sciarena.science.stats.stats import (
+    BOTH_BAD,
+    NO_TIMESTAMPS,
+    TOP_MODEL_LOST,
+    compute_stats,
+    failure_records,
+    to_dict,
+)
+from sciarena.votes.read import load
 from sciarena.votes.schema import RELEASED_FIELDS
 
 RANKED = ("o3", "GPT-5", "Claude", "Llama", "Qwen")  # the leaderboard order the unit tests give

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from sciarena.board.synthetic import simulate, write_jsonl, write_released_jsonl
 from sciarena.cli import stats as cli
 from sciarena.science.stats import plots
 from sciarena.science.stats.stats import BOTH_BAD, TOP_MODEL_LOST, compute_stats
-from sciarena.board.synthetic import simulate, write_jsonl, write_released_jsonl
-from sciarena.votes.read.records import load
+from sciarena.votes.read import load
 
 
 @pytest.fixture(scope="module")

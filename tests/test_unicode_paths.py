@@ -6,11 +6,11 @@ import json
 from dataclasses import replace
 
 import pytest
-
 from fake_hub import make_record
+
 from sciarena.answer.clean import clean_answer
-from sciarena.retrieval.corpus import read_corpus_file
 from sciarena.core.text import displayable, scrub, scrub_value
+from sciarena.retrieval.corpus import read_corpus_file
 from sciarena.votes.store.local import LocalVoteStore
 
 LONE = ["\ud800", "\udfff", "a\ud83d", "\ude00b"]

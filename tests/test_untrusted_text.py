@@ -58,6 +58,9 @@ FLOOR_S = 0.02  # the smaller run is grown until it costs this much CPU (or reac
 FACTOR = 3.0  # linear doubles, n log n a little more, quadratic quadruples
 SLACK_S = 0.004  # timer and allocator noise on runs too cheap to reach FLOOR_S
 
+# About two minutes of generated inputs: in `bash scripts/test` (and CI), not in the quick loop.
+pytestmark = pytest.mark.slow
+
 
 def _paper(n: int) -> Paper:
     return Paper(f"p{n}", f"Paper {n} on attention", ("Ann Lee",), year=2020)

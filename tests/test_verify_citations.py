@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sciarena.pipelines.verify import CitationVerifier, Verification, with_citation
 from sciarena.core.types import Paper, Passage, Reference
+from sciarena.pipelines.verify import CitationVerifier, Verification, with_citation
 
 GRAPHENE = ("Graphene films one atom thick were isolated by repeated mechanical exfoliation of graphite "
             "with adhesive tape.")

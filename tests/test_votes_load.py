@@ -7,14 +7,14 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from fake_hub import FakeHub, make_record
 from huggingface_hub import HfApi
 
-from fake_hub import FakeHub, make_record
 from sciarena.core.errors import VoteRejected, VoteStoreError
-from sciarena.votes.store.hub import HubSync
 from sciarena.core.settings import Settings
-from sciarena.votes.read.records import VoteSource, load, open_vote_source, read_records
+from sciarena.votes.read import VoteSource, load, open_vote_source, read_records
 from sciarena.votes.schema import RELEASED_FIELDS, VOTE_FIELDS
+from sciarena.votes.store.hub import HubSync
 from sciarena.votes.store.local import LocalVoteStore
 from sciarena.votes.voter import require_consent
 

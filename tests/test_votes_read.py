@@ -10,17 +10,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from fake_hub import FakeHub, make_record
 from huggingface_hub import HfApi
 
-from fake_hub import FakeHub, make_record
-from sciarena.science.quality.vouch import load_votes
 from sciarena.board.synthetic import simulate, write_jsonl
-from sciarena.votes.read.raw import battles_per_model
+from sciarena.science.quality.vouch import load_votes
+from sciarena.votes.read import load, read_columns
 from sciarena.votes.read.copy import cache_path
-from sciarena.votes.read.records import load
 from sciarena.votes.read.duck import read_lines
 from sciarena.votes.read.parse import SMALL_INPUT_BYTES, leading_keys, parse_lines_python
-from sciarena.votes.read.columns import read_columns
+from sciarena.votes.read.raw import battles_per_model
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,6 +41,7 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
                           capture_output=True, text=True, timeout=120, env=env)
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 @pytest.mark.parametrize("name", ["battles.json", "battles.jsonl"])
 def test_a_fastchat_battles_file_is_read_like_our_votes(tmp_path, name):
     path = tmp_path / name
@@ -76,6 +76,7 @@ def test_a_large_fastchat_file_takes_the_fast_reader_and_gives_the_same_table(tm
     assert table.n_votes == 6000 and np.array_equal(table.outcome[:4], [0, 1, 2, 3])
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_repeated_lines_and_overlapping_sources_count_each_battle_once(tmp_path):
     records = [make_record(i) for i in range(6)]
     first = tmp_path / "a" / "votes-1.jsonl"
@@ -149,6 +150,7 @@ def _hub_env(hub: FakeHub, home: Path) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_the_leaderboard_command_reads_a_hub_dataset_id(hub, tmp_path):
     records = [make_record(i) for i in range(9)]
     _upload(hub, "org/votes", {
@@ -168,6 +170,7 @@ def test_the_leaderboard_command_reads_a_hub_dataset_id(hub, tmp_path):
     assert json.loads(proc.stdout)["total_votes"] == 13
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_a_missing_hub_dataset_is_one_line_and_exit_code_2(hub, tmp_path):
     proc = cli("--votes", "org/nothing-here", env=_hub_env(hub, tmp_path / "hf"))
     assert proc.returncode == 2 and "could not read the dataset" in proc.stderr

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sciarena.core.errors import LeaderboardInputError
 from sciarena.board import compute_leaderboard, to_dict
-from sciarena.science.quality.vouch import load_votes
-from sciarena.cli.leaderboard import main
 from sciarena.cli import quality as quality_cli
+from sciarena.cli.leaderboard import main
+from sciarena.core.errors import LeaderboardInputError
 from sciarena.science.quality.check import arrays_from_records, check_votes
 from sciarena.science.quality.synthetic import planted_history, records_from_arrays
+from sciarena.science.quality.vouch import load_votes
 
 MODELS = ("Alpha", "Beta", "Gamma")
 

@@ -22,7 +22,7 @@ import re
 from typing import Sequence
 
 from sciarena.core.errors import InvalidQuestion
-from sciarena.core.types import Reference
+from sciarena.core.types import GenerationRequest, Reference
 
 Message = dict[str, str]
 
@@ -110,6 +110,12 @@ def build_messages(
                      GENERATION_INSTRUCTION)
 
 
+def answer_request(question: str, references: Sequence[Reference]) -> GenerationRequest:
+    """What both contestants of a battle receive: the question, the references and the one prompt."""
+    return GenerationRequest(question=question, references=tuple(references),
+                             messages=build_messages(question, references))
+
+
 def build_postprocess_messages(
     question: str,
     references: Sequence[Reference],
@@ -118,8 +124,8 @@ def build_postprocess_messages(
 ) -> tuple[Message, ...]:
     """Messages asking an LLM editor to restyle ``response``; it answers with a JSON object.
 
-    The reply is read by postprocess.parse_llm_rewrite and checked by
-    postprocess.accept_llm_rewrite before it replaces the rule-based result.
+    The reply is read by clean.parse_llm_rewrite and checked by
+    clean.accept_llm_rewrite before it replaces the rule-based result.
     """
     return _messages(POSTPROCESS_SYSTEM_PROMPT, question, references, max_context_chars,
                      f"Answer to edit:\n{response.strip()}\n\n{POSTPROCESS_INSTRUCTION}")

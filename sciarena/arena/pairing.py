@@ -10,6 +10,7 @@ import random
 import uuid
 from typing import Mapping, Sequence
 
+from sciarena.arena.sampling import PairSampler, SamplerState
 from sciarena.core.errors import SciArenaError
 from sciarena.core.types import Battle, ModelSpec, Retrieval, Usage
 
@@ -38,6 +39,28 @@ def sample_pair(
     second = rng.choices(rest, weights=[weights[i] for i in rest])[0]
     pair = [usable[first], usable[second]]
     pair = _with_base(pair, usable, rng)
+    rng.shuffle(pair)
+    return pair[0], pair[1]
+
+
+def sample_pair_with(
+    sampler: PairSampler,
+    pool: Sequence[ModelSpec],
+    rng: random.Random,
+    state: SamplerState | None,
+    battle_counts: Mapping[str, int] | None = None,
+    outage: frozenset[str] = frozenset(),
+) -> tuple[ModelSpec, ModelSpec]:
+    """Two distinct contestants drawn by ``sampler`` (sampling.py) over the usable pool, in random A/B order.
+
+    The same rules as :func:`sample_pair` around the draw: outage models skipped, a drawn pipeline
+    meets its base ``PIPELINE_MEETS_BASE`` of the time, fewer than two models a clear error."""
+    usable = [m for m in pool if m.name not in outage]
+    if len(usable) < 2:
+        raise SciArenaError("Fewer than two models are available right now; please try again later.")
+    by_name = {m.name: m for m in usable}
+    first, second = sampler.draw([m.name for m in usable], rng, state, battle_counts)
+    pair = _with_base([by_name[first], by_name[second]], usable, rng)
     rng.shuffle(pair)
     return pair[0], pair[1]
 

@@ -19,7 +19,12 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 
-from sciarena.core.settings import Settings
+from sciarena.answer.prompt import answer_request
+from sciarena.arena.labels.at_vote import ArenaLabeller
+from sciarena.arena.limits import VisitorLimits, open_limiter
+from sciarena.arena.pairing import new_battle, sample_pair, sample_pair_with
+from sciarena.arena.runner import BattleRunner, Progress
+from sciarena.arena.sampling import PairSampler, SamplerState
 from sciarena.core.errors import (
     AlreadyVoted,
     BattleExpired,
@@ -32,18 +37,15 @@ from sciarena.core.errors import (
     RetrievalError,
     SciArenaError,
 )
-from sciarena.arena.labels.at_vote import ArenaLabeller
-from sciarena.arena.limits import VisitorLimits, open_limiter
-from sciarena.arena.pairing import new_battle, sample_pair
+from sciarena.core.settings import Settings
+from sciarena.core.text import scrub, storable_text
+from sciarena.core.types import CHOICES, Battle, Choice, Vote
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever
-from sciarena.arena.runner import BattleRunner, Progress
-from sciarena.core.text import scrub, storable_text
-from sciarena.core.types import CHOICES, Battle, Choice, GenerationRequest, Vote
-from sciarena.votes.store.counts import BattleCounts
 from sciarena.votes.schema import vote_record
+from sciarena.votes.store.counts import BattleCounts
 from sciarena.votes.store.local import LocalVoteStore, utc_now_iso
-from sciarena.votes.voter import Visitor, check_salt, require_consent, voter_id
+from sciarena.votes.voter import Visitor, check_salt, limit_keys, require_consent, voter_id
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +58,7 @@ class ArenaSession:
 
     battle: Battle | None = None
     vote: Vote | None = None
+    suggested_subject: str = ""  # the field the vote bar proposed for this battle ("" = none shown)
     turn: int = 0  # which Send / New battle of this visitor the battle belongs to (see ui/handlers.py)
 
     @property
@@ -78,10 +81,15 @@ class Ballot:
     username: str | None = None  # Hugging Face OAuth username when signed in
     session_hash: str | None = None  # the browser session's random id (never an IP address)
     browser_key: str | None = None  # a random token the browser keeps across visits (never stored raw)
+    address: str | None = None  # the client address, for the limits only (hashed; never stored)
+    subject: str | None = None  # the field the vote bar shows when voting (labels.ASKER_FIELDS); None = not shown
+    shared: bool | None = False  # "share": the battle gets a public read-only link
+    shared_reason: bool | None = False  # the shared view also shows the reason (only with ``shared``)
 
     @property
     def visitor(self) -> Visitor:
-        return Visitor(username=self.username, browser_key=self.browser_key, session_hash=self.session_hash)
+        return Visitor(username=self.username, browser_key=self.browser_key, session_hash=self.session_hash,
+                       address=self.address)
 
 
 def validate_question(text: str | None, max_chars: int) -> str:
@@ -127,9 +135,15 @@ class Arena:
     limiter: VisitorLimits | None = field(default=None, compare=False)  # None: the settings' limits, this clock
     # Labels each voted question (SCIARENA_LABEL_MODEL; default the offline rules), see ``vote``.
     labeller: ArenaLabeller = field(default_factory=ArenaLabeller, compare=False)
+    # Pair sampling (SCIARENA_SAMPLER; None: the settings' sampler) and what it knows of the board:
+    # the last state the board computed, returned at once (wiring.py's SamplerFeed), never a fit here.
+    sampler: PairSampler | None = field(default=None, compare=False)
+    sampler_state: Callable[[], SamplerState | None] = field(default=lambda: None, compare=False)
 
     def __post_init__(self) -> None:
         check_salt(self.settings.id_salt, self.settings.public)
+        if self.sampler is None:
+            object.__setattr__(self, "sampler", PairSampler(self.settings.sampler, self.settings.sampler_floor))
         if self.limiter is None:  # one per arena, shared by every worker thread
             object.__setattr__(self, "limiter", open_limiter(self.settings, self.clock))
 
@@ -139,11 +153,9 @@ class Arena:
         Validation, limits, retrieval and the draw happen in this call (errors are raised here, before
         any generation); the returned iterator runs both sides. ``visitor`` None (a caller that knows
         nobody, e.g. a script) is held only to the cap on concurrent paid battles."""
-        from sciarena.answer.prompt import build_messages
-
         question = validate_question(question_text, self.settings.max_question_chars)
         limiter = self._limiter
-        key = None if visitor is None else voter_id(visitor, self.settings.id_salt)
+        key = None if visitor is None else limit_keys(visitor, self.settings.id_salt)  # voter id and address
         if limiter.limits.counts_battle(self.pool.active):  # else no battle this pool can draw is counted
             limiter.check_battle(key)
         try:
@@ -157,20 +169,45 @@ class Arena:
             # Two answers saying "nothing found" are not worth a vote (or a paid generation).
             raise RetrievalError("No papers matched your question closely enough to answer it, so no model was "
                                  "asked. Try naming the topic in the words a paper would use.")
-        pair = sample_pair(self.pool.active, self.rng, self.counts.snapshot(), self.settings.outage)
+        pair = self._draw()
         # Unlabelled: ``vote`` labels, so a labelling model never delays the answers and is paid only
         # for the questions that are voted on (the only ones a label is recorded for).
         battle = replace(new_battle(question, retrieval, pair, created_at=self.clock()),
                          owners=identities(visitor, self.settings.id_salt))
-        request = GenerationRequest(question=question, references=retrieval.references,
-                                    messages=build_messages(question, retrieval.references))
+        request = answer_request(question, retrieval.references)
         lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
         return lease.wrap(self.runner.run(battle, request))
+
+    def _draw(self) -> tuple:
+        sampler = self.pair_sampler
+        if sampler.sampler == "inverse_sqrt":  # the original draw, unchanged (seeded runs repeat)
+            return sample_pair(self.pool.active, self.rng, self.counts.snapshot(), self.settings.outage)
+        return sample_pair_with(sampler, self.pool.active, self.rng, self.sampler_state(),
+                                self.counts.snapshot(), self.settings.outage)
+
+    @property
+    def pair_sampler(self) -> PairSampler:
+        assert self.sampler is not None  # set by __post_init__
+        return self.sampler
+
+    def sampling_weights(self) -> dict[str, float]:
+        """Each usable model's expected share of the next battles under the current weights (sums to 2,
+        two models a battle; before a pipeline's meetings with its base), for the About tab and JSON."""
+        names = [m.name for m in self.pool.active if m.name not in self.settings.outage]
+        if len(names) < 2:
+            return {}
+        return self.pair_sampler.weights(names, self.sampler_state(), self.counts.snapshot()).per_model()
 
     @property
     def _limiter(self) -> VisitorLimits:
         assert self.limiter is not None  # set by __post_init__
         return self.limiter
+
+    def suggest_subject(self, session: ArenaSession) -> ArenaSession:
+        """The session with the field the vote bar proposes for its finished battle (the offline labeller's)."""
+        if session.battle is None or not session.battle.finished or session.suggested_subject:
+            return session
+        return replace(session, suggested_subject=self.labeller.suggest_subject(session.battle.question))
 
     def vote(self, session: ArenaSession | None, ballot: Ballot) -> ArenaSession:
         """Store one consented vote on the session's finished battle; the session now carries the vote.
@@ -193,15 +230,18 @@ class Arena:
         if self.clock() - battle.created_at > self.settings.battle_ttl_s:
             raise BattleExpired("This battle has expired; please start a new one.")
         require_consent(ballot.consent)
-        undo = self._limiter.reserve_vote(who)  # RateLimitedVisitor over votes_per_day
+        # RateLimitedVisitor over votes_per_day, for the voter id or the address
+        undo = self._limiter.reserve_vote(limit_keys(ballot.visitor, self.settings.id_salt) or (who,))
         try:
             # After the limits (a refused vote costs no model call); the rules stand in for a model that
             # fails, times out or answers garbage, so labelling never loses a vote.
-            labels = self.labeller.label(battle.question, battle.retrieval)
+            labels = self.labeller.label(battle.question, battle.retrieval).with_asker_subject(
+                ballot.subject, session.suggested_subject)
             battle = replace(battle, question_type=labels.question_type, subject=labels.subject)
             reason = storable_text(ballot.reason or "").strip()[:MAX_REASON_CHARS]  # no NUL, ESC or U+202E
-            vote = Vote(battle=battle, choice=choice, reason=reason,
-                        voter_id=who, consent=True, timestamp=utc_now_iso())
+            vote = Vote(battle=battle, choice=choice, reason=reason, voter_id=who, consent=True,
+                        timestamp=utc_now_iso(), shared=ballot.shared is True,
+                        shared_reason=ballot.shared is True and ballot.shared_reason is True)
             self.store.append(vote_record(vote, labels))  # VoteRejected if this battle already has a stored vote
         except BaseException:
             undo()  # a vote not stored does not count against the voter

@@ -15,7 +15,6 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from sciarena.core.errors import LeaderboardInputError
 from sciarena.board import history
 from sciarena.board.compute import Leaderboard, compute_leaderboard
 from sciarena.board.style import STYLE_FEATURES, style_matrix
@@ -26,6 +25,7 @@ from sciarena.board.views import (
     head_to_head,
     mean_tokens,
 )
+from sciarena.core.errors import LeaderboardInputError
 
 OVERALL = "overall"
 VIEW_KINDS = {"subject": "Discipline", "question_type": "Category"}

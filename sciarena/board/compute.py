@@ -21,11 +21,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from sciarena.core.errors import LeaderboardInputError
 from sciarena.board import bradley_terry as bt
 from sciarena.board import elo
-from sciarena.board.style import STYLE_PROCEDURES, fit_style
+from sciarena.board.style import STYLE_PROCEDURES, StyleResult, fit_style, fit_style_paper
 from sciarena.board.table import Exclusions, VoteTable
+from sciarena.core.errors import LeaderboardInputError
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOME_TIE
 
 PROVISIONAL_BATTLES = 100  # the paper lists only models with at least 100 votes
@@ -192,8 +192,38 @@ def _fit_bt(table: VoteTable, bootstrap: int, seed: int) -> _Fit:
     return _Fit(bt.to_elo(theta), boot, tuple(notes))
 
 
+def _coefficients(fitted: StyleResult, bootstrap: int) -> list[StyleCoefficient]:
+    out = []
+    for s, feature in enumerate(fitted.features):
+        samples = fitted.boot_gamma[:, s] if bootstrap else fitted.gamma[s: s + 1]
+        lo, hi = np.percentile(samples, [2.5, 97.5])
+        out.append(StyleCoefficient(feature, float(samples.mean()), float(lo), float(hi), float(fitted.gamma[s])))
+    return out
+
+
+def _procedure_note(fitted: StyleResult, fits: int, seed: int) -> str:
+    """One sentence naming the procedure and what it left out (printed under the table and in JSON)."""
+    if fitted.procedure == "ours":
+        return ("style procedure 'ours': every vote carrying the features, ties and both-bad as half a win, "
+                "all features in one fit")
+    if fitted.procedure == "paper-sample":
+        sample = (f", and {fitted.n_unsampled} decisive vote(s) beyond a sample of {fitted.n_used} "
+                  f"(seed {seed})") if fitted.n_unsampled else ""
+        return ("style procedure 'paper-sample' (the paper's appendix C.2): decisive votes only, all features "
+                f"in one fit; it leaves out {fitted.n_undecided} tie and both-bad vote(s){sample}")
+    each = (f"; each feature fitted on its own (supporting and irrelevant together), {fits} fits, "
+            f"ratings from the {'+'.join(fitted.features)} fit") if fits > 1 else ""
+    return ("style procedure 'paper' (the authors' released script): decisive votes in which both answers "
+            f"cite at least once; it leaves out {fitted.n_undecided} tie and both-bad vote(s) and "
+            f"{fitted.n_uncited} decisive vote(s) where an answer cites nothing or its count is unknown{each}")
+
+
 def _fit_style(table: VoteTable, style: tuple[str, ...], bootstrap: int, seed: int, procedure: str) -> _Fit:
-    fitted = fit_style(table, style, bootstrap=bootstrap, seed=seed, procedure=procedure)
+    if procedure == "paper":
+        fits = fit_style_paper(table, style, bootstrap=bootstrap, seed=seed)
+    else:
+        fits = (fit_style(table, style, bootstrap=bootstrap, seed=seed, procedure=procedure),)
+    fitted = fits[0]  # the ratings shown come from the first fit (the only one unless "paper")
     m = len(table.models)
     point = np.full(m, np.nan)
     point[fitted.models] = bt.to_elo(fitted.theta)
@@ -205,17 +235,8 @@ def _fit_style(table: VoteTable, style: tuple[str, ...], bootstrap: int, seed: i
     if fitted.n_excluded:
         notes = (f"{fitted.n_excluded} vote(s) lack a style feature and are left out of the "
                  "style-controlled fit",)
-    if procedure == "paper":
-        sample = (f", and {fitted.n_unsampled} decisive vote(s) beyond a sample of {fitted.n_used} "
-                  f"(seed {seed})") if fitted.n_unsampled else ""
-        notes += (f"style procedure 'paper': the style-controlled fit leaves out {fitted.n_undecided} "
-                  f"tie and both-bad vote(s){sample}",)
-    coefficients = []
-    for s, feature in enumerate(fitted.features):
-        samples = fitted.boot_gamma[:, s] if bootstrap else fitted.gamma[s: s + 1]
-        lo, hi = np.percentile(samples, [2.5, 97.5])
-        coefficients.append(StyleCoefficient(feature, float(samples.mean()), float(lo), float(hi),
-                                             float(fitted.gamma[s])))
+    notes += (_procedure_note(fitted, len(fits), seed),)
+    coefficients = [c for f in fits for c in _coefficients(f, bootstrap)]
     return _Fit(point, boot, notes, tuple(coefficients), fitted.n_used)
 
 
@@ -240,8 +261,10 @@ def compute_leaderboard(
 ) -> Leaderboard:
     """Ratings, 95% intervals, ranks and breakdowns for the votes in ``table``.
 
-    ``style_procedure`` chooses the votes a style-controlled fit uses: "ours" (all, ties as half a
-    win) or "paper" (the authors' decisive-vote sample, see style.py and docs/leaderboard.md)."""
+    ``style_procedure`` chooses the votes and fits of style control: "ours" (all votes, ties as half a
+    win, one joint fit), "paper" (the authors' released script: decisive votes where both answers cite,
+    one fit per feature) or "paper-sample" (the paper's text: a decisive-vote sample, one joint fit);
+    see style.py and docs/leaderboard.md."""
     by, style = tuple(dict.fromkeys(by)), tuple(dict.fromkeys(style))
     _check(table, bootstrap, min_battles, by, method, style, anchor, k, rating, style_procedure)
     m = len(table.models)

@@ -14,9 +14,9 @@ from datetime import date, datetime, timedelta, timezone
 
 import numpy as np
 
-from sciarena.core.errors import LeaderboardInputError
 from sciarena.board import bradley_terry as bt
 from sciarena.board.table import VoteTable
+from sciarena.core.errors import LeaderboardInputError
 
 DAY = 86_400.0
 STEPS = {"day": DAY, "week": 7 * DAY}

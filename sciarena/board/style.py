@@ -11,10 +11,14 @@ penalty on ratings also pins their free shift (mean θ = 0, mean rating 1000).
 Bootstrap: votes resampled with replacement (seeded), features kept as standardised
 on the full data, like the released code.
 
-Two procedures choose the votes (docs/leaderboard.md): "ours" fits every vote carrying the
-features, ties and "both bad" as half a win; "paper" follows the authors' §5.2 analysis — the
-decisive votes only (A or B), and a seeded sample of PAPER_SAMPLE of them when there are more.
-The model, features, penalty and solver are the same for both.
+Three procedures choose the votes and the fits (docs/leaderboard.md):
+- "ours" fits every vote carrying the features, ties and "both bad" as half a win, all features jointly;
+- "paper" follows the authors' released script (scripts/bias_analysis/preference_calculate.py in
+  yale-nlp/SciArena): decisive votes (A or B) in which both answers cite at least once, and one fit
+  per feature — supporting and irrelevant together, as that script pairs them, every other feature alone;
+- "paper-sample" follows the paper's text (appendix C.2): decisive votes, a seeded sample of
+  PAPER_SAMPLE of them when there are more, all features jointly.
+The model, feature definition, penalty and solver are the same for all three.
 
 Vector·vector products avoid BLAS (``np.dot`` of two long vectors): OpenBLAS threads
 them, and on a busy machine that made them 15× slower in measurements; the
@@ -33,13 +37,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sciarena.core.errors import LeaderboardInputError
 from sciarena.board.table import VoteTable
+from sciarena.core.errors import LeaderboardInputError
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, score_of_a
 
 STYLE_FEATURES: tuple[str, ...] = ("length", "citations", "supporting", "irrelevant")
 STYLE_L2 = 0.5
-STYLE_PROCEDURES: tuple[str, ...] = ("ours", "paper")
+STYLE_PROCEDURES: tuple[str, ...] = ("ours", "paper", "paper-sample")
+# The features the released script fits in one model; any other feature is fitted on its own.
+PAPER_JOINT: tuple[str, ...] = ("supporting", "irrelevant")
 PAPER_SAMPLE = 3000  # votes in the authors' style analysis (paper appendix C.2)
 _TOL = 1e-5  # nats; the error left after a Newton step this small is ~1e-10
 _MAX_ITER = 60
@@ -58,8 +64,30 @@ class StyleResult:
     n_used: int
     n_excluded: int  # votes lacking a chosen feature
     procedure: str = "ours"
-    n_undecided: int = 0  # ties and "both bad" left out ("paper")
-    n_unsampled: int = 0  # decisive votes beyond the seeded sample ("paper")
+    n_undecided: int = 0  # ties and "both bad" left out ("paper", "paper-sample")
+    n_unsampled: int = 0  # decisive votes beyond the seeded sample ("paper-sample")
+    n_uncited: int = 0  # decisive votes in which an answer cites nothing, or its count is unknown ("paper")
+
+
+def paper_groups(features: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The separate fits the released script makes for ``features``, in the order given:
+    supporting and irrelevant share one fit, every other feature has its own."""
+    groups: list[tuple[str, ...]] = []
+    for f in features:
+        group = tuple(g for g in PAPER_JOINT if g in features) if f in PAPER_JOINT else (f,)
+        if group not in groups:
+            groups.append(group)
+    return tuple(groups)
+
+
+def released_votes(table: VoteTable, mask: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """The votes of ``mask`` the released script keeps: decisive, and both answers cite at least
+    once. Returns (mask, ties and both-bad dropped, decisive votes dropped for citations)."""
+    decisive = mask & ((table.outcome == OUTCOME_A) | (table.outcome == OUTCOME_B))
+    counts = table.features["citations"]
+    cited = (counts > 0).all(axis=1)  # NaN (unknown count) compares False: not known to cite
+    keep = decisive & cited
+    return keep, int(mask.sum() - decisive.sum()), int((decisive & ~cited).sum())
 
 
 def paper_votes(table: VoteTable, mask: np.ndarray, seed: int) -> tuple[np.ndarray, int, int]:
@@ -180,18 +208,25 @@ def _newton(key: np.ndarray, zt: np.ndarray, y: np.ndarray, c: np.ndarray, m: in
 def fit_style(table: VoteTable, features: tuple[str, ...], *, bootstrap: int = 100,
               seed: int = 0, reg: float = STYLE_L2, procedure: str = "ours") -> StyleResult:
     """Style-controlled ratings and coefficients, with ``bootstrap`` resampled fits, on the votes
-    ``procedure`` chooses ("ours": all; "paper": decisive, sampled, see ``paper_votes``)."""
+    ``procedure`` chooses ("ours": all; "paper": decisive with citations on both sides, see
+    ``released_votes``; "paper-sample": decisive, sampled, see ``paper_votes``), all ``features``
+    in one fit. For the released script's one-fit-per-feature analysis use ``fit_style_paper``."""
     if reg <= 0:
         raise LeaderboardInputError("style control needs a positive L2 penalty")
     if procedure not in STYLE_PROCEDURES:
         raise LeaderboardInputError(f"unknown style procedure {procedure!r}; use {' or '.join(STYLE_PROCEDURES)}")
     features = tuple(features)
-    within, undecided, unsampled = None, 0, 0
-    if procedure == "paper":
+    within, undecided, unsampled, uncited = None, 0, 0, 0
+    if procedure != "ours":
         _, has = style_matrix(table, features)  # the votes carrying the features, before choosing
-        within, undecided, unsampled = paper_votes(table, has, seed)
+        if procedure == "paper":
+            within, undecided, uncited = released_votes(table, has)
+            kept = "decisive votes (A or B) in which both answers cite at least once"
+        else:
+            within, undecided, unsampled = paper_votes(table, has, seed)
+            kept = "decisive votes (A or B) only"
         if within.sum() < 2:
-            raise LeaderboardInputError("the paper's style procedure fits decisive votes (A or B) only, "
+            raise LeaderboardInputError(f"the {procedure!r} style procedure fits {kept}, "
                                         "and fewer than two carry the chosen features")
     z, mask = style_matrix(table, features, within)
     a, b, o = table.a[mask], table.b[mask], table.outcome[mask]
@@ -209,6 +244,14 @@ def fit_style(table: VoteTable, features: tuple[str, ...], *, bootstrap: int = 1
         used = np.flatnonzero(counts)  # fit on the drawn votes only: fewer, cache-resident
         boot[r] = _newton(key[used], zt[:, used], y[used], counts[used].astype(np.float64), m,
                           point.copy(), reg, zmax)
-    excluded = int((~mask).sum()) - undecided - unsampled
+    excluded = int((~mask).sum()) - undecided - unsampled - uncited
     return StyleResult(features, present, point[:m], point[m:], boot[:, :m], boot[:, m:],
-                       n, excluded, procedure, undecided, unsampled)
+                       n, excluded, procedure, undecided, unsampled, uncited)
+
+
+def fit_style_paper(table: VoteTable, features: tuple[str, ...], *, bootstrap: int = 100,
+                    seed: int = 0, reg: float = STYLE_L2) -> tuple[StyleResult, ...]:
+    """The released script's analysis: one fit per group of ``paper_groups`` (each on the decisive
+    votes in which both answers cite and which carry that group's features), in that order."""
+    return tuple(fit_style(table, group, bootstrap=bootstrap, seed=seed, reg=reg, procedure="paper")
+                 for group in paper_groups(tuple(features)))

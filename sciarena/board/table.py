@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from sciarena.core.errors import LeaderboardInputError
-from sciarena.votes.read.columns import read_columns
+from sciarena.votes.read import read_columns
 from sciarena.votes.read.parse import records_to_raw
 from sciarena.votes.read.raw import FEATURES, RawColumns, usable_votes
 from sciarena.votes.schema import OUTCOME_BAD
@@ -40,6 +40,9 @@ class Exclusions:
     include_redacted: bool = False
     alpha: float = 0.05
     seed: int = 0
+    campaigns: int = 0  # campaigns detected (sciarena.science.quality.campaign)
+    campaign_votes: int = 0  # new voters' votes in battles with a campaign's model (left out unless include_flagged)
+    anonymous_votes: int = 0  # votes without a signed-in voter, left out when the operator counts only signed-in votes
 
     def describe(self, *, flags: bool = False) -> str:
         """One or two sentences for a page or a CLI footer (``flags``: name the CLI options)."""
@@ -48,6 +51,13 @@ class Exclusions:
             what = f"{self.flagged_votes:,} vote(s) from {self.flagged_voters:,} flagged voter(s)"
             parts.append(f"counted {what}" if self.include_flagged else
                          f"left out {what}" + (" (--include-flagged counts them)" if flags else ""))
+        if self.campaign_votes:
+            what = (f"{self.campaign_votes:,} vote(s) from new voter ids in {self.campaigns:,} detected "
+                    "campaign(s)")
+            parts.append(f"counted {what}" if self.include_flagged else
+                         f"left out {what}" + (" (--include-flagged counts them)" if flags else ""))
+        if self.anonymous_votes:
+            parts.append(f"left out {self.anonymous_votes:,} vote(s) without sign-in (SCIARENA_COUNT_ANONYMOUS=0)")
         if self.redacted_votes:
             what = f"{self.redacted_votes:,} battle(s) whose answers were redacted for naming a model"
             parts.append(f"counted {what}" if self.include_redacted else

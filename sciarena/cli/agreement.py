@@ -18,6 +18,7 @@ import sys
 from typing import TYPE_CHECKING, TextIO
 
 from sciarena.cli.args import whole_number
+from sciarena.cli.common import hub_token
 from sciarena.core.errors import SciArenaError
 
 if TYPE_CHECKING:
@@ -50,14 +51,12 @@ def run(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | No
         token: str | None = None) -> int:
     """0 on success, 2 on bad input (unreadable files, no votes in common)."""
     from sciarena.science.agreement import agreement_report, match_votes
-    from sciarena.votes.read.records import load
+    from sciarena.votes.read import load
 
     out, err = out or sys.stdout, err or sys.stderr
     try:
         if token is None:
-            from sciarena.core.settings import Settings
-
-            token = Settings.from_env().secret("HF_TOKEN")
+            token = hub_token(args, (args.first, args.second))
         first = load(args.first, token=token, cache_dir=args.cache_dir)
         second = load(args.second, token=token, cache_dir=args.cache_dir)
         for name, records in ((args.first, first), (args.second, second)):

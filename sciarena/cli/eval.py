@@ -14,6 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sciarena.cli.args import positive_number, whole_number
+from sciarena.cli.common import settings_of
 from sciarena.core.errors import EvaluationInputError, SciArenaError
 
 if TYPE_CHECKING:
@@ -68,11 +69,11 @@ def run_build(args: argparse.Namespace, *, settings: "Settings | None" = None,
               out: TextIO | None = None, err: TextIO | None = None) -> int:
     """``eval build``: 0 when a benchmark was written, 2 on unusable input."""
     from sciarena.science.evaluation.benchmark import build_benchmark, write_benchmark
-    from sciarena.votes.read.records import load
+    from sciarena.votes.read import load
 
     out, err = out or sys.stdout, err or sys.stderr
     try:
-        settings = settings or _settings()
+        settings = settings or settings_of(args)
         records = load(args.votes, token=settings.secret("HF_TOKEN"), cache_dir=args.cache_dir)
         bench = build_benchmark(records, per_side=args.per_side, seed=args.seed)
         if not bench.items:
@@ -108,7 +109,7 @@ def run_eval(args: argparse.Namespace, *, settings: "Settings | None" = None,
     try:
         items = read_benchmark(args.bench)[: args.limit]
         if not args.judge.strip().startswith("baseline:"):
-            settings = settings or _settings()
+            settings = settings or settings_of(args)
             if args.timeout is not None:
                 settings = dataclasses.replace(settings, generation_timeout_s=args.timeout)
         judge = resolve_judge(args.judge, settings)
@@ -215,12 +216,6 @@ class _Progress:
         self.count += 1
         if self.step and (self.count % self.step == 0 or self.count == self.total):
             print(f"judged {self.count}/{self.total}", file=self.stream, flush=True)
-
-
-def _settings() -> "Settings":
-    from sciarena.core.settings import Settings
-
-    return Settings.from_env()
 
 
 def _excluded(report: "BuildReport") -> str:

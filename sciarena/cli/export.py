@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from sciarena.cli.common import hub_token
 from sciarena.core.errors import SciArenaError
 from sciarena.votes.export import FORMATS
 
@@ -31,12 +32,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Export; prints a one-line summary, or a one-line error and returns 2."""
-    from sciarena.core.settings import Settings
     from sciarena.votes.export import render, write_export
-    from sciarena.votes.read.records import load
+    from sciarena.votes.read import load
 
     try:
-        token = Settings.from_env().secret("HF_TOKEN")
+        token = hub_token(args, args.votes)
         records = load(args.votes, token=token, cache_dir=args.cache_dir)
         if args.out == "-":
             sys.stdout.write(render(records, args.to))

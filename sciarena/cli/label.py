@@ -22,14 +22,15 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sciarena.cli.args import add_model_run_options
-from sciarena.core.errors import SciArenaError
 from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Task
+from sciarena.cli.args import add_model_run_options
+from sciarena.cli.common import settings_of
+from sciarena.core.errors import SciArenaError
 
 if TYPE_CHECKING:
     from sciarena.core.settings import Settings
-    from sciarena.science.labelling.store import LabelLog, VoteQuestion
     from sciarena.core.types import ModelSpec
+    from sciarena.science.labelling.store import LabelLog, VoteQuestion
 
 # A label's name is a few tokens; reasoning models think first and cost more than this says.
 OUTPUT_TOKENS_PER_CALL = 8
@@ -75,16 +76,17 @@ def add_subcommands(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
         out: TextIO | None = None, err: TextIO | None = None) -> int:
     """0 when every vote has a label (or a recorded invalid reply), 1 when calls failed, 2 on bad input."""
-    from sciarena.science.labelling.resolve import LabellingInputError, resolve_labeller
+    from sciarena.core.errors import LabellingInputError
+    from sciarena.science.labelling.resolve import resolve_labeller
     from sciarena.science.labelling.store import LabelLog, distinct_questions, label_votes, pending
-    from sciarena.votes.read.records import load
+    from sciarena.votes.read import load
 
     out, err = out or sys.stdout, err or sys.stderr
     prog = f"sciarena label {args.label_command}"
     task: Task = args.task
     try:
         offline = args.model.strip() == OFFLINE_NAME
-        settings = settings or _settings()  # the Hub token, even for the offline rules
+        settings = settings or settings_of(args)  # the Hub token, even for the offline rules
         if args.timeout is not None:
             settings = dataclasses.replace(settings, generation_timeout_s=args.timeout)
         resolved = resolve_labeller(args.model, task, settings)
@@ -178,9 +180,3 @@ def _summary(log: "LabelLog", task: Task, labeller: str, items: Sequence["VoteQu
               "file to retry them", file=err)
         return 1
     return 0
-
-
-def _settings() -> "Settings":
-    from sciarena.core.settings import Settings
-
-    return Settings.from_env()

@@ -32,8 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sciarena.core.errors import SciArenaError
+from sciarena.arena.labels.labellers import MAX_RAW_CHARS
+from sciarena.arena.labels.prompts import INVALID
+from sciarena.cli.common import settings_of
+from sciarena.core.errors import AttributionInputError, SciArenaError
 from sciarena.core.files import ResumeLog, atomic_output
+from sciarena.providers.paid_calls import run_calls
 from sciarena.science.labelling.attribution import (
     LEXICAL_NAME,
     SIDES,
@@ -48,9 +52,6 @@ from sciarena.science.labelling.attribution import (
     record_pairs,
     side_verdicts,
 )
-from sciarena.arena.labels.labellers import MAX_RAW_CHARS
-from sciarena.arena.labels.prompts import INVALID
-from sciarena.providers.paid_calls import run_calls
 
 if TYPE_CHECKING:
     from sciarena.core.settings import Settings
@@ -60,10 +61,6 @@ log = logging.getLogger(__name__)
 
 OUTPUT_TOKENS_PER_CALL = 6  # one word; reasoning models think first and cost more than this says
 CHARS_PER_TOKEN = 4  # a rough English average, for the estimate only
-
-
-class AttributionInputError(SciArenaError):
-    """Unusable input for ``label attribution``; the message says which."""
 
 
 def add_arguments(sub: argparse.ArgumentParser) -> None:
@@ -144,12 +141,12 @@ def judge_pairs(pairs: Sequence[Pair], judge: Judge, *, concurrency: int,
 
 def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
         out: TextIO | None = None, err: TextIO | None = None) -> int:
-    from sciarena.votes.read.records import load
+    from sciarena.votes.read import load
 
     out, err = out or sys.stdout, err or sys.stderr
     prog = "sciarena label attribution"
     try:
-        settings = settings or _settings()
+        settings = settings or settings_of(args)
         if args.timeout is not None:
             settings = dataclasses.replace(settings, generation_timeout_s=args.timeout)
         resolved = resolve_judge(args.judge, settings)
@@ -264,9 +261,3 @@ def _summary(distinct: Mapping[str, Pair], latest: Mapping[str, str], complete: 
               "--out and --log files to retry them", file=err)
         return 1
     return 0
-
-
-def _settings() -> "Settings":
-    from sciarena.core.settings import Settings
-
-    return Settings.from_env()

@@ -13,12 +13,11 @@ import logging
 import sys
 from typing import Sequence, TextIO
 
-from sciarena.cli.args import positive_number, whole_number
-from sciarena.core.errors import SciArenaError
 from sciarena.board import history
 from sciarena.board.compute import (
     GROUP_KEYS,
     METHODS,
+    PROVISIONAL_BATTLES,
     RATINGS,
     Leaderboard,
     compute_leaderboard,
@@ -27,11 +26,13 @@ from sciarena.board.compute import (
 from sciarena.board.elo import DEFAULT_K
 from sciarena.board.style import PAPER_SAMPLE, STYLE_FEATURES, STYLE_PROCEDURES
 from sciarena.board.table import Exclusions
+from sciarena.cli.args import positive_number, whole_number
+from sciarena.cli.common import guarded, hub_token
+from sciarena.core.errors import LeaderboardInputError
 from sciarena.science.quality.vouch import load_votes
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MIN_BATTLES = 100
 
 
 def _style(text: str) -> tuple[str, ...]:
@@ -64,8 +65,10 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--bootstrap", type=whole_number(0), default=100, metavar="N",
                         help="bootstrap rounds for the 95%% intervals (default 100; 0 = none)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    parser.add_argument("--min-battles", type=whole_number(0), default=DEFAULT_MIN_BATTLES, metavar="K",
-                        help=f"hide models with fewer battles (default {DEFAULT_MIN_BATTLES})")
+    parser.add_argument("--min-battles", type=whole_number(0), default=0, metavar="K",
+                        help="hide models with fewer battles (default 0: every model, as the Leaderboard tab "
+                             f"shows them, those under {PROVISIONAL_BATTLES} marked provisional; the paper's "
+                             f"Table 2 lists from {PROVISIONAL_BATTLES})")
     parser.add_argument("--by", action="append", metavar="|".join(GROUP_KEYS + ("none",)),
                         choices=GROUP_KEYS + ("none",),
                         help="per-group rating columns (repeatable; default subject)")
@@ -76,9 +79,11 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--style", type=_style, default=(), metavar=",".join(STYLE_FEATURES),
                         help="control for these style features (Bradley–Terry only)")
     parser.add_argument("--style-procedure", choices=STYLE_PROCEDURES, default="ours",
-                        help="votes the style fit uses: ours = all, ties and both-bad as half a win (default); "
-                             f"paper = the authors' analysis: decisive votes only, a sample of {PAPER_SAMPLE:,} "
-                             "drawn with --seed when there are more (docs/leaderboard.md)")
+                        help="votes and fits of style control: ours = all votes, ties and both-bad as half a "
+                             "win, one joint fit (default); paper = the authors' released script: decisive votes "
+                             "in which both answers cite, each feature fitted on its own; paper-sample = the "
+                             f"paper's text: a sample of {PAPER_SAMPLE:,} decisive votes drawn with --seed, one "
+                             "joint fit (docs/leaderboard.md)")
     parser.add_argument("--anchor", type=_anchor, default=None, metavar="MODEL=RATING",
                         help="shift ratings so MODEL has RATING (default: mean 1000)")
     parser.add_argument("--rating", choices=RATINGS, default="bootstrap-mean",
@@ -111,7 +116,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def format_table(lb: Leaderboard) -> str:
     """A fixed-width text table with a short footer."""
     groups = [(key, g) for key in lb.by for g in lb.groups.get(key, ())]
-    head = ["Rank", "Model", "Rating", "95% CI", "Battles"] + [g for _, g in groups]
+    shown = "bootstrap mean" if lb.rating == "bootstrap mean" else "point"
+    rating = f"{'SC rating' if lb.style else 'Rating'} ({shown})"
+    # per-group columns are each group's own fit, without a bootstrap: point estimates
+    head = ["Rank", "Model", rating, "95% CI", "Battles"] + [f"{g} (point)" for _, g in groups]
     body = []
     for row in lb.rows:
         cells = [str(row.rank), row.model + (" *" if row.provisional else ""),
@@ -130,10 +138,12 @@ def format_table(lb: Leaderboard) -> str:
     out = [line(head), line(["-" * w for w in widths])] + [line(r) for r in body]
     outcomes = ", ".join(f"{k} {v}" for k, v in lb.outcomes.items())
     out.append("")
-    out.append(f"{lb.total_votes} votes ({outcomes}); rating = {lb.rating}"
-               + (f" of {lb.bootstrap} rounds, seed {lb.seed}" if lb.bootstrap else ""))
+    out.append(f"{lb.total_votes} votes ({outcomes}); {rating.lower()}"
+               + (f" of {lb.bootstrap} rounds, seed {lb.seed}" if lb.bootstrap and shown == "bootstrap mean" else "")
+               + ("; SC = style-controlled: " + ", ".join(c.feature for c in lb.style) if lb.style else "")
+               + ("; group columns: each group's point estimate" if groups else ""))
     if any(r.provisional for r in lb.rows):
-        out.append("* provisional: fewer than 100 battles")
+        out.append(f"* provisional: fewer than {PROVISIONAL_BATTLES} battles")
     if lb.hidden:
         out.append(f"hidden (fewer than {lb.min_battles} battles): {', '.join(lb.hidden)}")
     if lb.skipped:
@@ -146,44 +156,29 @@ def format_table(lb: Leaderboard) -> str:
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run the sub-command; returns the exit code (0 ok, 2 unusable input)."""
+    """Run the sub-command; returns the exit code (0 ok, 2 refused: unusable input or nothing to rank)."""
     out, err = out or sys.stdout, err or sys.stderr
     by = tuple(b for b in (args.by or ["subject"]) if b != "none")
-    try:
-        table = load_votes(args.votes, cache=not getattr(args, "no_cache", False), texts=bool(args.style),
-                           token=_hub_token(args.votes), cache_dir=getattr(args, "cache_dir", None),
-                           include_flagged=getattr(args, "include_flagged", False),
-                           include_redacted=getattr(args, "include_redacted", False))
-        as_of = getattr(args, "as_of", None)
-        if as_of:
-            cut = history.as_of(table, history.parse_cutoff(as_of))
-            table = cut.table
-            if cut.undated:
-                print(f"sciarena leaderboard: --as-of left out {cut.undated} vote(s) without a timestamp", file=err)
-        lb = compute_leaderboard(
-            table, bootstrap=args.bootstrap, seed=args.seed, min_battles=args.min_battles,
-            by=by, method=args.method, k=args.k, style=args.style or (), anchor=args.anchor,
-            rating=getattr(args, "rating", "bootstrap-mean"),
-            style_procedure=getattr(args, "style_procedure", "ours"))
-    except SciArenaError as error:
-        print(f"sciarena leaderboard: {error}", file=err)
-        return 2
-    except OSError as error:
-        print(f"sciarena leaderboard: cannot read the votes ({error})", file=err)
-        return 2
-    except MemoryError:
-        print("sciarena leaderboard: out of memory reading the votes", file=err)
-        return 2
+    table = load_votes(args.votes, cache=not getattr(args, "no_cache", False), texts=bool(args.style),
+                       token=hub_token(args, args.votes), cache_dir=getattr(args, "cache_dir", None),
+                       include_flagged=getattr(args, "include_flagged", False),
+                       include_redacted=getattr(args, "include_redacted", False))
+    as_of = getattr(args, "as_of", None)
+    if as_of:
+        cut = history.as_of(table, history.parse_cutoff(as_of))
+        table = cut.table
+        if cut.undated:
+            print(f"sciarena leaderboard: --as-of left out {cut.undated} vote(s) without a timestamp", file=err)
+    lb = compute_leaderboard(
+        table, bootstrap=args.bootstrap, seed=args.seed, min_battles=args.min_battles,
+        by=by, method=args.method, k=args.k, style=args.style or (), anchor=args.anchor,
+        rating=getattr(args, "rating", "bootstrap-mean"),
+        style_procedure=getattr(args, "style_procedure", "ours"))
     if not lb.rows:
-        print(f"sciarena leaderboard: no model has at least {args.min_battles} battles "
-              f"({table.n_votes} votes); lower --min-battles", file=err)
-        if args.format == "table":
-            return 0
-    try:
-        print(report(lb, table.excluded, args.format), file=out)
-        out.flush()
-    except BrokenPipeError:  # e.g. piped into `head`: the reader has what it wanted
-        return 0
+        raise LeaderboardInputError(f"no model has at least {args.min_battles} battles ({table.n_votes} votes); "
+                                    "lower --min-battles")
+    print(report(lb, table.excluded, args.format), file=out)
+    out.flush()
     return 0
 
 
@@ -195,21 +190,10 @@ def report(lb: Leaderboard, excluded: Exclusions | None, fmt: str) -> str:
     return format_table(lb) + (f"\n{note}" if note else "")
 
 
-def _hub_token(sources: Sequence[str]) -> str | None:
-    """HF_TOKEN, read (through Settings) only when a source is a Hub dataset id."""
-    from sciarena.votes.read.columns import is_hub_id
-
-    if not any(is_hub_id(s) for s in sources):
-        return None
-    from sciarena.core.settings import Settings
-
-    return Settings.from_env().secret("HF_TOKEN")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Standalone entry: ``python -c 'from sciarena.cli.leaderboard import main; main()'``."""
     parser = configure(argparse.ArgumentParser(
         prog="sciarena leaderboard",
         description="Bradley–Terry ratings with bootstrap 95% intervals from vote files."))
     args = parser.parse_args(argv)
-    return run(args)
+    return guarded("leaderboard", lambda: run(args))

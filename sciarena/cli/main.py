@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
+from sciarena.cli.common import guarded
+
 
 def build_parser() -> argparse.ArgumentParser:
     from sciarena.cli import agreement as agreement_cli
@@ -45,4 +47,4 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.run(args))
+    return guarded(args.command, lambda: int(args.run(args)))

@@ -9,17 +9,20 @@ exit code 0. Never a traceback.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from typing import Any, Sequence, TextIO
 
 from sciarena.cli.args import whole_number
 from sciarena.core.errors import SciArenaError
+from sciarena.science.quality.campaign import detect_campaigns
 from sciarena.science.quality.check import DEFAULT_ALPHA, NO_VOTER_IDS, arrays_from_records, check_votes
 from sciarena.science.quality.report import format_table, to_json
-from sciarena.votes.read.records import load
+from sciarena.votes.read import load
 
 DESCRIPTION = ("Check every voter with the paper's anomaly test (A.5) plus position-bias and "
-               "consensus tests (Holm-corrected); list who is flagged and why.")
+               "consensus tests (Holm-corrected); list who is flagged and why, and any campaign of new "
+               "voter ids lifting or sinking a model.")
 
 
 def _alpha(text: str) -> float:
@@ -82,6 +85,10 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         print("sciarena quality: out of memory reading the votes", file=err)
         return 2
     report = check_votes(votes, alpha=args.alpha, seed=args.seed)
+    if report.voters:
+        found = detect_campaigns(votes.models, votes.voters, votes.voter, votes.a, votes.b, votes.outcome,
+                                 votes.times, alpha=args.alpha)
+        report = dataclasses.replace(report, campaigns=found.campaigns)
     if not report.voters:
         print(f"sciarena quality: {report.notes[0] if report.notes else NO_VOTER_IDS}", file=err)
     try:

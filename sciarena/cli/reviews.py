@@ -68,8 +68,8 @@ def run(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | No
 def read_reviews(path: Path) -> list[dict]:
     """Every review record under ``path`` — all of them: ``load`` keeps one record per id, and a battle's
     reviews share its id. A last line cut short (a writer mid-append) is skipped; any other bad line is an error."""
+    from sciarena.votes.read import local_vote_files
     from sciarena.votes.read.parse import UNREADABLE, json_lines
-    from sciarena.votes.read.columns import local_vote_files
 
     if not path.exists():
         raise SciArenaError(f"{path}: no such file or folder")

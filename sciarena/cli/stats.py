@@ -15,16 +15,27 @@ from pathlib import Path
 from typing import Any, Sequence, TextIO
 
 from sciarena.cli.args import whole_number
+from sciarena.cli.common import hub_token
+from sciarena.core.errors import SciArenaError, StatsInputError
+from sciarena.science.stats.fields import field_provenance
 from sciarena.science.stats.stats import (
-    BOTH_BAD, DEFAULT_MIN_BATTLES, DEFAULT_TOP, NO_TIMESTAMPS, TOP_MODEL_LOST, DataStats, Spread, StatsInputError,
-    Tally, compute_stats, failure_records, to_json,
+    BOTH_BAD,
+    DEFAULT_MIN_BATTLES,
+    DEFAULT_TOP,
+    NO_TIMESTAMPS,
+    TOP_MODEL_LOST,
+    DataStats,
+    Spread,
+    Tally,
+    compute_stats,
+    failure_records,
+    to_json,
 )
-from sciarena.core.errors import SciArenaError
+from sciarena.votes.schema import OUTCOME_NAMES
 
 DESCRIPTION = ("Vote outcomes, question categories, disciplines, per-model citation counts and answer "
                "lengths, votes per day, and the paper's failure cases (both-bad votes; a top model "
                "voted worse than a model outside the top).")
-OUTCOME_NAMES = {"A": "A better", "B": "B better", "tie": "tie", "bad": "both bad"}
 
 
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -134,16 +145,11 @@ def write_failures(records: Sequence[dict[str, Any]], stats: DataStats, path: st
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run the sub-command; returns the exit code (0 ok, 2 unusable input or unwritable output)."""
-    from sciarena.votes.read.records import load
-    from sciarena.votes.read.columns import is_hub_id
+    from sciarena.votes.read import load
 
     out, err = out or sys.stdout, err or sys.stderr
     try:
-        token = None
-        if is_hub_id(str(args.votes)) and not Path(args.votes).exists():
-            from sciarena.core.settings import Settings
-
-            token = Settings.from_env().secret("HF_TOKEN")
+        token = hub_token(args, str(args.votes))
         records = load(args.votes, token=token, cache_dir=args.cache_dir)
         if not records:
             raise StatsInputError(f"{args.votes}: no vote records")
@@ -174,6 +180,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         return 2
     try:
         print(to_json(stats) if args.format == "json" else format_table(stats), file=out)
+        if args.format != "json":  # how the per-discipline fields were decided (science/stats/fields.py)
+            print("\n".join(field_provenance(records).lines()), file=out)
         for line in written:
             print(line, file=err)
         out.flush()
@@ -184,8 +192,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
 
 def write_plots(stats: DataStats, folder: Path) -> list[str]:
     """Each figure of ``plots.FIGURES`` the statistics can draw, as ``folder/<name>.png``."""
-    from sciarena.science.stats.plots import FIGURES
     from sciarena.core.files import atomic_output
+    from sciarena.science.stats.plots import FIGURES
 
     folder.mkdir(parents=True, exist_ok=True)
     names = []

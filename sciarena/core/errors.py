@@ -113,6 +113,11 @@ class LeaderboardInputError(SciArenaError):
     """A votes file the leaderboard cannot use (unreadable, empty, single model…)."""
 
 
+class BoardRequestError(LeaderboardInputError):
+    """A caller of the public leaderboard endpoint asked for something out of bounds; the message says
+    which parameter and what is accepted, in words an API client can act on."""
+
+
 class EvaluationInputError(SciArenaError):
     """SciArena-Eval: a benchmark or predictions file that cannot be used, or a judge that cannot run."""
 
@@ -136,3 +141,31 @@ class ArenaBusy(SciArenaError):
     def __init__(self, message: str, *, retry_after_s: float | None = None) -> None:
         super().__init__(message)
         self.retry_after_s = retry_after_s
+
+
+class StatsInputError(SciArenaError):
+    """Votes the statistics cannot use (none usable, missing fields)."""
+
+
+class ReviewRefused(SciArenaError):
+    """A review action that cannot go ahead; the message says why."""
+
+
+class LabellingInputError(SciArenaError):
+    """Unusable input for a labelling command (votes, output file, model name); the message says which."""
+
+
+class CatalogueError(SciArenaError):
+    """A catalogue file that cannot be used; the message names the file and the entry."""
+
+
+class SemanticScholarUnavailable(RetrievalError):
+    """Semantic Scholar kept failing (rate limit, server error, timeout) after bounded retries."""
+
+
+class AttributionInputError(SciArenaError):
+    """Unusable input for ``label attribution``; the message says which."""
+
+
+class StreamCut(Exception):
+    """The stream ended without a finish reason: the server or the network dropped it."""

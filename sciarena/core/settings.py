@@ -65,8 +65,16 @@ class Settings:
     max_paid_battles: int = 8  # paid battles generating at once, over all visitors
     max_paid_per_visitor: int = 2  # of those, at most this many for one voter key (a fair share)
     limit_offline: bool = False
+    # The client address also counts against the limits (hashed, never stored): how many proxies in front of
+    # the app append to X-Forwarded-For (a Space: 1); 0 = the connection's own peer address.
+    proxy_hops: int = 0
+    count_anonymous: bool = True  # SCIARENA_COUNT_ANONYMOUS=0: only signed-in votes count on the default board
     redis_url: str = field(default="", repr=False)  # limit counts in this Redis (shared by replicas); "" = in process
     seed: int | None = None  # fixed seed for pair sampling (tests, demos)
+    # Pair sampler (arena/sampling.py): "inverse_sqrt" (each side 1/sqrt(1+battles), the original),
+    # "adaptive" (by the expected drop in rank uncertainty, above a uniform floor) or "uniform".
+    sampler: str = "inverse_sqrt"
+    sampler_floor: float = 0.2  # adaptive: share of draws spread uniformly over every pair
     outage: frozenset[str] = frozenset()  # model names kept out of battles for now (SCIARENA_OUTAGE, comma-separated)
     oauth_enabled: bool = False  # a Space with hf_oauth: true (it sets OAUTH_CLIENT_ID): offer "Sign in"
     # The Review tab (review.py): expert annotators, named by HF username, give stored battles a second,
@@ -115,8 +123,12 @@ class Settings:
             max_paid_battles=_limit(env, "SCIARENA_MAX_PAID_BATTLES", cls.max_paid_battles),
             max_paid_per_visitor=_limit(env, "SCIARENA_MAX_PAID_PER_VISITOR", cls.max_paid_per_visitor),
             limit_offline=_flag(env, "SCIARENA_LIMIT_OFFLINE", False),
+            proxy_hops=_limit(env, "SCIARENA_PROXY_HOPS", 1 if env.get("SPACE_ID") else 0),
+            count_anonymous=_flag(env, "SCIARENA_COUNT_ANONYMOUS", True),
             redis_url=env.get("SCIARENA_REDIS_URL", "").strip(),
             seed=int(seed) if seed else None,
+            sampler=_choice(env, "SCIARENA_SAMPLER", cls.sampler, ("adaptive", "inverse_sqrt", "uniform")),
+            sampler_floor=_share(env, "SCIARENA_SAMPLER_FLOOR", cls.sampler_floor),
             outage=frozenset(n.strip() for n in env.get("SCIARENA_OUTAGE", "").split(",") if n.strip()),
             oauth_enabled=bool(env.get("OAUTH_CLIENT_ID")),
             reviewers=frozenset(n.strip() for n in env.get("SCIARENA_REVIEWERS", "").split(",") if n.strip()),
@@ -132,6 +144,20 @@ def _limit(env: Mapping[str, str], name: str, default: int) -> int:
     value = _int(env, name, default)
     if value < 0:
         raise ValueError(f"{name} must be 0 (no limit) or a positive integer, got {value}")
+    return value
+
+
+def _choice(env: Mapping[str, str], name: str, default: str, allowed: tuple[str, ...]) -> str:
+    value = env.get(name, "").strip().lower() or default
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+    return value
+
+
+def _share(env: Mapping[str, str], name: str, default: float) -> float:
+    value = _float(env, name, default)
+    if not 0.0 < value <= 1.0:  # also refuses nan; 0 would let a pair starve
+        raise ValueError(f"{name} must be a share above 0 and at most 1, got {value}")
     return value
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterator, Literal, Mapping, Protocol
 
 from sciarena.core.errors import SciArenaError
@@ -282,6 +282,12 @@ class SideResult:
         """Every reference this side could cite: the battle's, then its own."""
         return retrieval.references + self.extra_references
 
+    def cited_references(self, retrieval: Retrieval) -> list[Reference]:
+        """The references this answer cited, in order of their numbers (its own extra ones included)."""
+        by_number = {r.number: r for r in self.references(retrieval)}
+        cited = self.answer.cited if self.answer else ()
+        return [by_number[n] for n in sorted(set(cited)) if n in by_number]
+
 
 @dataclass(frozen=True)
 class Battle:
@@ -320,13 +326,38 @@ class Vote:
     voter_id: str = ""  # a username (OAuth) or a salted hash; never a raw IP
     consent: bool = True
     timestamp: str = ""  # ISO 8601, UTC
+    shared: bool = False  # the voter gave the battle a public read-only link (ui/battle_view.py)
+    shared_reason: bool = False  # ... and let that view show their reason
+
+
+# The asker's choice of field at vote time, and who decided a vote's recorded subject.
+OTHER_FIELD = "Other"  # the asker's fifth choice: a question outside the four disciplines
+ASKER_FIELDS: tuple[str, ...] = DISCIPLINES + (OTHER_FIELD,)
+# subject_source values: who decided the recorded subject.
+SOURCE_ASKER, SOURCE_LABELLER, SOURCE_MODEL = "asker", "labeller", "model"
+SUBJECT_SOURCES = (SOURCE_ASKER, SOURCE_LABELLER, SOURCE_MODEL)
 
 
 @dataclass(frozen=True)
 class QuestionLabels:
-    """A voted question's category and discipline, each with the name of the labeller that gave it."""
+    """A voted question's category and discipline, and who gave each (the asker may change the field)."""
 
     question_type: str
     question_type_labeller: str
-    subject: str  # "" when no rule found a discipline
-    subject_labeller: str
+    subject: str  # the recorded field: the asker's when they changed it, else the labeller's ("" = none)
+    subject_labeller: str  # who gave subject_labelled
+    subject_source: str = SOURCE_LABELLER  # one of SUBJECT_SOURCES: who decided ``subject``
+    subject_labelled: str = ""  # the labeller's field, kept when the asker chose another ("" = subject)
+
+    def __post_init__(self) -> None:
+        if not self.subject_labelled:
+            object.__setattr__(self, "subject_labelled", self.subject)
+
+    def with_asker_subject(self, chosen: str | None, shown: str | None) -> QuestionLabels:
+        """These labels with the asker's field when they changed the one shown (``chosen`` != ``shown``);
+        an empty or unknown choice, or the shown field left as it was, keeps the labeller's."""
+        chosen = (chosen or "").strip()
+        if chosen not in ASKER_FIELDS or chosen == (shown or "").strip():
+            return self
+        return replace(self, subject=chosen, subject_source=SOURCE_ASKER)
+

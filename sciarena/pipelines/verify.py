@@ -4,12 +4,12 @@ The last step of the OpenScholar-style loop (§2.2). Each sentence of the answer
 make a claim (50 characters or more, the length OpenScholar's citation metric counts) is checked
 against the passages of the references it cites, with the offline lexical attribution judge
 (labelling/attribution.py), its polarity cue read against the passage sentence closest to the
-claim: supporting-vs-not agreement with our hand labels 73.9% on the held-out split (17/23) and
-73.6% on all 72 pairs, against 73.9% and 70.8% for the judge's whole-passage cue
-(``python benchmarks/bench_attribution.py``). A statement no cited passage supports gets the citation of the
-given passage that supports it best, when one does; otherwise it is counted as unsupported and left
-as written: verification never removes a citation (the judge is a word-overlap heuristic, and a
-paraphrase it misses is still the writer's claim) and never invents one.
+claim, as the judge itself now does: supporting-vs-not agreement with our hand labels 73.9% on the
+held-out split (17/23) and 73.5% on train (36/49) (``python benchmarks/bench_attribution.py``).
+A statement no cited passage supports gets the citation of the given passage that supports it best,
+when one does; otherwise it is counted as unsupported and left as written: verification never removes
+a citation (the judge is a word-overlap heuristic, and a paraphrase it misses is still the writer's
+claim) and never invents one.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from sciarena.core.errors import SciArenaError
+from sciarena.core.errors import CatalogueError
 from sciarena.core.settings import DEFAULT_CATALOGUE, Settings
 from sciarena.core.types import ModelSpec
 from sciarena.providers.clients import CLIENT_KINDS
@@ -57,12 +57,8 @@ _ENDPOINT_KEYS = frozenset({"base_url", "key_env", "client", "note"})
 _MODEL_KEYS = frozenset({
     "name", "provider", "model_id", "organisation", "open_weights", "reasoning", "params",
     "price_input_per_m", "price_output_per_m", "offline", "enabled", "battles", "release", "licence", "note",
-    "pipeline", "base",
+    "pipeline", "base", "deprecated",
 })
-
-
-class CatalogueError(SciArenaError):
-    """A catalogue file that cannot be used; the message names the file and the entry."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +79,9 @@ class Catalogue:
     endpoints: Mapping[str, Endpoint]
     sources: tuple[Path, ...] = ()
     helpers: tuple[ModelSpec, ...] = ()  # "battles": false: called by name, never in a battle
+    # "deprecated": true: retired contestants. They battle no more, their votes stay in every fit, and the
+    # board hides them unless asked to show them (an arena should not silently drop a model's history).
+    deprecated: frozenset[str] = frozenset()
 
     def get(self, name: str) -> ModelSpec | None:
         """The contestant with this display name, if any."""
@@ -170,12 +169,15 @@ def load_catalogue_files(paths: Iterable[Path]) -> Catalogue:
             log.info("catalogue: %r is off because its base %r is disabled", name, entry["base"])
             continue
         built[name] = _pipeline(entry, built, origin[name])
+    deprecated: set[str] = set()
     for name, entry in entries.items():
         if name in built:
             battles = _bool(entry, "battles", True, f"{origin[name]}: model {name!r}")
             (contestants if battles else helpers).append(built[name])
+            if _bool(entry, "deprecated", False, f"{origin[name]}: model {name!r}"):
+                deprecated.add(name)
     return Catalogue(models=tuple(contestants), endpoints=checked_endpoints, sources=sources,
-                     helpers=tuple(helpers))
+                     helpers=tuple(helpers), deprecated=frozenset(deprecated))
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -8,9 +8,10 @@ retrieved passage, and only the selection and arrangement differ:
 * extractive_mmr — the most question-relevant sentences, chosen with Maximal
   Marginal Relevance so that they do not repeat one another;
 * per_paper_digest — one paragraph per top paper, framed by an opening line and
-  a closing synthesis of the terms the papers share;
+  a closing synthesis of the noun phrases the papers share;
 * claim_clusters — relevant sentences grouped into themes by spherical k-means
-  on their TF-IDF vectors, one paragraph per theme across papers.
+  on their TF-IDF vectors, one paragraph per theme across papers, each theme named
+  by the noun phrases of its sentences (noun_phrases.py), not by loose words.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections import Counter, defaultdict
 from typing import Sequence
 
 from sciarena.core.types import Paper, Reference
+from sciarena.providers.noun_phrases import Phrase, noun_phrases
 from sciarena.providers.offline_text import (
     NO_PAPERS,
     Analysis,
@@ -29,6 +31,7 @@ from sciarena.providers.offline_text import (
     join_labels,
     lower_first,
     titles_only,
+    tokens,
 )
 
 MMR_LAMBDA = 0.7
@@ -93,7 +96,7 @@ def per_paper_digest(question: str, references: Sequence[Reference], max_papers:
     positive = [n for n in ranked if paper_score[n] > 0]
     top = (positive if len(positive) >= 3 else ranked[:3])[:max_papers]
 
-    paragraphs = [_opening(a, len(top))]
+    paragraphs = [_opening(question, a, len(top))]
     used: dict[int, list[int]] = {}
     for rank, n in enumerate(top):
         picks = _best_sentences(a, by_paper[n])
@@ -129,33 +132,75 @@ def _lead(paper: Paper) -> str:
     return f"{title} by {names}" + (f" ({paper.year})" if paper.year else "")
 
 
-def _opening(a: Analysis, n_papers: int) -> str:
-    terms = sorted(a.question, key=lambda t: (-a.question[t], t))[:3]
-    words = [a.forms.get(t, t) for t in terms]
-    about = f" on {join_labels(words)}" if words else ""
-    noun = "paper speaks" if n_papers == 1 else f"{n_papers} papers speak"
-    return (f"Among the retrieved literature{about}, the following {noun} most directly to the question, "
-            "in order of relevance.")
+def _phrase_weight(stems: Sequence[str], vector: Vector) -> float:
+    return sum(vector.get(t, 0.0) for t in stems)
+
+
+def _topics(question: str, a: Analysis, limit: int = 2) -> list[str]:
+    """The question's noun phrases that weigh most in it (by the TF-IDF weight of their words), in the
+    question's own order."""
+    found = [(p, tokens(p.text)) for p in noun_phrases(question)]
+    weighed = [(p, _phrase_weight(stems, a.question)) for p, stems in found if stems]
+    top = sorted(weighed, key=lambda pw: -pw[1])[:limit]
+    return [p.text for p, w in weighed if any(p is q for q, _ in top) and w > 0]
+
+
+def _opening(question: str, a: Analysis, n_papers: int) -> str:
+    topics = _topics(question, a)
+    about = f" on {join_labels(topics)}" if topics else ""
+    if n_papers == 1:
+        return f"Among the retrieved literature{about}, the following paper speaks most directly to the question."
+    return (f"Among the retrieved literature{about}, the following {n_papers} papers speak most directly to the "
+            "question, in order of relevance.")
+
+
+def _sentence_phrases(a: Analysis, i: int) -> list[tuple[Phrase, tuple[str, ...]]]:
+    """Sentence i's noun phrases with their content stems (phrases of stop words only dropped)."""
+    return [(p, stems) for p in noun_phrases(a.sentences[i].text) if (stems := tuple(tokens(p.text)))]
+
+
+def _best_phrases(candidates: dict[tuple[str, ...], tuple[float, str]], limit: int,
+                  exclude: set[tuple[str, ...]] = frozenset()) -> list[tuple[str, ...]]:
+    """The heaviest phrase keys, skipping one that overlaps a phrase already chosen."""
+    chosen: list[tuple[str, ...]] = []
+    for key in sorted(candidates, key=lambda k: (-candidates[k][0], candidates[k][1])):
+        taken = chosen + list(exclude)
+        # a phrase sharing most of its words with one already chosen says the same ("sickle cell disease",
+        # "sickle cell patients")
+        if any(2 * len(set(key) & set(other)) >= min(len(key), len(other)) for other in taken):
+            continue
+        chosen.append(key)
+        if len(chosen) == limit:
+            break
+    return chosen
 
 
 def _synthesis(a: Analysis, used: dict[int, list[int]]) -> str:
-    papers_with: dict[str, set[int]] = defaultdict(set)
-    weight: dict[str, float] = defaultdict(float)
+    papers_with: dict[tuple[str, ...], set[int]] = defaultdict(set)
+    weight: dict[tuple[str, ...], float] = defaultdict(float)
+    written: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
     for n, picks in used.items():
         for i in picks:
-            for term, w in a.vectors[i].items():
-                papers_with[term].add(n)
-                weight[term] += w + a.question.get(term, 0.0)
-    shared = sorted((t for t, ns in papers_with.items() if len(ns) >= 2),
-                    key=lambda t: (-len(papers_with[t]), -weight[t], t))[:3]
+            for phrase, stems in _sentence_phrases(a, i):
+                papers_with[stems].add(n)
+                weight[stems] += _phrase_weight(stems, a.vectors[i]) + _phrase_weight(stems, a.question)
+                written[stems][phrase.text] += 1
+    # More papers first, then weight (a phrase weighs well under 10: its words' normalised TF-IDF sums).
+    shared = _best_phrases({k: (10.0 * len(ns) + weight[k], " ".join(k))
+                            for k, ns in papers_with.items() if len(ns) >= 2}, 3)
     if not shared:
         return ("Taken together, these papers address complementary aspects of the question "
                 "rather than repeating a single finding.")
     cited = sorted(set().union(*(papers_with[t] for t in shared)))
     marks = "".join(f"[{n}]" for n in cited)
-    words = join_labels([a.forms.get(t, t) for t in shared])
+    words = join_labels([_written(written[t]) for t in shared])
     return (f"Taken together, several of these papers return to {words}, "
             f"which suggests these are central to the question {marks}.")
+
+
+def _written(forms: Counter[str]) -> str:
+    """The commonest written form of a phrase (the first in order of equals)."""
+    return min(forms.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
 def claim_clusters(question: str, references: Sequence[Reference], max_themes: int = 3) -> str:
@@ -170,14 +215,14 @@ def claim_clusters(question: str, references: Sequence[Reference], max_themes: i
     clusters = spherical_kmeans([a.vectors[i] for i in pool], k)
     groups = [[pool[j] for j in members] for members in clusters if members]
     groups.sort(key=lambda g: (-max(a.relevance[i] for i in g), min(g)))
-    labels: list[list[str]] = []
+    labels: list[list[tuple[str, str]]] = []
     for g in groups:
-        labels.append(_label(a, g, exclude={t for lab in labels for t in lab}))
+        labels.append(_label(a, g, exclude={tuple(key.split()) for lab in labels for key, _ in lab}))
     count = "one theme" if len(groups) == 1 else f"{len(groups)} themes"
-    heads = join_labels([lab[0] for lab in labels if lab] or ["the question"])
+    heads = join_labels([lab[0][1] for lab in labels if lab] or ["the question"])
     paragraphs = [f"The relevant findings in the retrieved papers fall into {count}, concerning {heads}."]
     for rank, (group, terms) in enumerate(zip(groups, labels, strict=True)):
-        label = join_labels(terms) if terms else "further findings"
+        label = join_labels([text for _, text in terms]) if terms else "further findings"
         claims = _spread(a, group)
         body = " ".join(_connect(j, cite(a.sentences[i].text, a.sentences[i].number)) for j, i in enumerate(claims))
         paragraphs.append(f"{_THEME_ORDINALS[rank % len(_THEME_ORDINALS)]} concerns {label}. {body}")
@@ -232,13 +277,17 @@ def spherical_kmeans(vectors: Sequence[Vector], k: int, iterations: int = 10) ->
     return [[i for i, owner in enumerate(assignment) if owner == c] for c in range(k)]
 
 
-def _label(a: Analysis, group: list[int], exclude: set[str]) -> list[str]:
-    """The two heaviest terms of a theme not already naming an earlier theme."""
-    total: Counter[str] = Counter()
+def _label(a: Analysis, group: list[int], exclude: set[tuple[str, ...]]) -> list[tuple[str, str]]:
+    """The two heaviest noun phrases of a theme's sentences (TF-IDF weight of their words, summed over the
+    sentences holding them) not already naming an earlier theme, as (key, written form)."""
+    weight: dict[tuple[str, ...], float] = defaultdict(float)
+    written: dict[tuple[str, ...], Counter[str]] = defaultdict(Counter)
     for i in group:
-        total.update(a.vectors[i])
-    top = sorted((t for t in total if a.forms.get(t, t) not in exclude), key=lambda t: (-total[t], t))[:2]
-    return [a.forms.get(t, t) for t in top]
+        for phrase, stems in _sentence_phrases(a, i):
+            weight[stems] += _phrase_weight(stems, a.vectors[i]) + _phrase_weight(stems, a.question)
+            written[stems][phrase.text] += 1
+    best = _best_phrases({k: (w, " ".join(k)) for k, w in weight.items()}, 2, exclude)
+    return [(" ".join(k), _written(written[k])) for k in best]
 
 
 def _spread(a: Analysis, group: list[int], limit: int = 3) -> list[int]:

@@ -15,7 +15,15 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from sciarena.core.errors import Cancelled, MalformedOutput, NeedsKey, ProviderError, ProviderTimeout, RateLimited
+from sciarena.core.errors import (
+    Cancelled,
+    MalformedOutput,
+    NeedsKey,
+    ProviderError,
+    ProviderTimeout,
+    RateLimited,
+    StreamCut,
+)
 from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Usage
 from sciarena.providers.clients import CLIENT_KINDS, ClientErrors, build_client, client_errors
 from sciarena.providers.guard import CANCELLED, StreamGuard
@@ -25,10 +33,6 @@ log = logging.getLogger(__name__)
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 _MAX_SERVER_MESSAGE = 160
-
-
-class StreamCut(Exception):
-    """The stream ended without a finish reason: the server or the network dropped it."""
 
 
 def split_params(params: Mapping[str, object], native: frozenset[str]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -80,12 +84,11 @@ def chunk_deltas(chunk: Any) -> tuple[list[Delta], bool, Usage | None]:
 
 
 def request_messages(request: GenerationRequest) -> list[dict[str, str]]:
-    """The chat messages to send: the request's own, else the standard prompt."""
-    if request.messages:
-        return [dict(m) for m in request.messages]
-    from sciarena.answer.prompt import build_messages
-
-    return [dict(m) for m in build_messages(request.question, request.references)]
+    """The chat messages to send. The prompt is built in one place (``answer.prompt.answer_request``);
+    a request without messages is a caller's mistake, refused before any call is made."""
+    if not request.messages:
+        raise ProviderError("This request carries no chat messages; build it with answer.prompt.answer_request.")
+    return [dict(m) for m in request.messages]
 
 
 class OpenAICompatibleProvider:

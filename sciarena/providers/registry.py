@@ -17,9 +17,10 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from sciarena.core.errors import CatalogueError
 from sciarena.core.settings import Settings
 from sciarena.core.types import ModelSpec, Provider
-from sciarena.providers.catalogue import Catalogue, CatalogueError, Endpoint, load_catalogue
+from sciarena.providers.catalogue import Catalogue, Endpoint, load_catalogue
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,7 @@ class Pool:
 
     active: tuple[ModelSpec, ...]
     inactive: tuple[tuple[ModelSpec, str], ...] = ()
+    deprecated: frozenset[str] = frozenset()  # retired contestants (in ``inactive``): hidden from the board
 
 
 def build_providers(settings: Settings, catalogue: Catalogue) -> dict[str, Provider]:
@@ -85,12 +87,18 @@ def open_models(settings: Settings) -> Models:
     return Models(catalogue, build_providers(settings, catalogue))
 
 
+DEPRECATED_REASON = "deprecated: battles no more; its past battles stay in the ratings"
+
+
 def battle_pool(catalogue: Catalogue, providers: Mapping[str, Provider]) -> Pool:
     """Split the catalogue into models that can battle now and the rest, with reasons."""
     active: list[ModelSpec] = []
     inactive: list[tuple[ModelSpec, str]] = []
     for spec in catalogue.models:
         provider = providers.get(spec.provider)
+        if spec.name in catalogue.deprecated:
+            inactive.append((spec, DEPRECATED_REASON))
+            continue
         if provider is None:
             reason: str | None = f"no provider named {spec.provider!r} is configured"
         else:
@@ -103,4 +111,4 @@ def battle_pool(catalogue: Catalogue, providers: Mapping[str, Provider]) -> Pool
             active.append(spec)
         else:
             inactive.append((spec, reason))
-    return Pool(active=tuple(active), inactive=tuple(inactive))
+    return Pool(active=tuple(active), inactive=tuple(inactive), deprecated=catalogue.deprecated)

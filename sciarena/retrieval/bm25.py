@@ -38,23 +38,59 @@ def query_term_ids(bm25: bm25s.BM25, query: str) -> list[int]:
     return [vocab[s] for s in query_stems(query) if s in vocab]
 
 
-def query_weight(bm25: bm25s.BM25, query: str) -> float:
-    """The sum of the IDFs of the query's content words: no passage can score that much.
+def term_idfs(bm25: bm25s.BM25, query: str) -> dict[str, float]:
+    """Each content stem of ``query`` with its BM25 IDF in the index, log(1 + (N − df + 0.5)/(df + 0.5)).
 
-    (Each term adds idf * tf / (tf + norm) < idf.) A word the index has never seen counts
-    with the IDF of a term in no document, so "sourdough crumb" weighs a lot and matches
-    little. Dividing a score by this weight gives the share of the question a passage
-    covers, comparable across short and long questions.
+    A word the index has never seen gets the IDF of a term in no document, so "sourdough crumb"
+    weighs a lot and matches little. A stem repeated in the query appears once.
     """
     n_docs = int(bm25.scores["num_docs"])
     indptr = bm25.scores["indptr"]
     vocab = bm25.vocab_dict
-    total = 0.0
+    out: dict[str, float] = {}
     for stem in query_stems(query):
         term = vocab.get(stem)
         df = int(indptr[term + 1] - indptr[term]) if term is not None else 0
-        total += math.log1p((n_docs - df + 0.5) / (df + 0.5))
-    return total
+        out[stem] = math.log1p((n_docs - df + 0.5) / (df + 0.5))
+    return out
+
+
+def query_weight(bm25: bm25s.BM25, query: str) -> float:
+    """The sum of the IDFs of the query's content words: no passage can score that much.
+
+    (Each term adds idf * tf / (tf + norm) < idf.) Dividing a score by this weight gives the share
+    of the question a passage covers, comparable across short and long questions. Every occurrence
+    of a stem counts, as BM25 scores a repeated query word once per occurrence.
+    """
+    idfs = term_idfs(bm25, query)
+    return sum(idfs[stem] for stem in query_stems(query))
+
+
+# Words a question is framed with, not its topic ("How does … get measured?"): left out of the topic
+# share. BM25 itself keeps bm25s's short list (the index's tokens depend on it); these are stemmed forms.
+_FRAME_STEMS = frozenset(
+    """how doe do did done whi what which who whom whose when where can could would should may might must
+    shall has have had get got make made from than so veri much mani more most less least few sever some
+    ani all each everi other about after befor between dure over under up down also onli just its our we you
+    i me my your them our there here thus use main major key role""".split()
+)
+
+
+def topic_share(idfs: dict[str, float], text: str) -> float:
+    """How much of the question's topic ``text`` covers: the sum of idf² over the question's topic stems
+    (``term_idfs`` minus framing words) found in ``text``, over the sum for all of them.
+
+    Squaring lets the rare words that name a topic outweigh the common ones: a passage matching
+    "CRISPR" and "Cas9" covers "How is CRISPR-Cas9 off-target activity measured?", one matching only
+    "activity" (shared with a calcium-imaging paper) does not. A topic word the index has never seen
+    counts in the total, so a question about something absent covers little everywhere.
+    """
+    topic = {stem: idf * idf for stem, idf in idfs.items() if stem not in _FRAME_STEMS}
+    total = sum(topic.values())
+    if total <= 0:
+        return 0.0
+    present = set(query_stems(text))
+    return sum(weight for stem, weight in topic.items() if stem in present) / total
 
 
 def top_indices(scores: np.ndarray, k: int, stride: int = 64) -> np.ndarray:

@@ -19,18 +19,18 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from sciarena.core.settings import Settings
 from sciarena.core.errors import RetrievalError
+from sciarena.core.settings import Settings
+from sciarena.core.types import Retrieval
 from sciarena.providers.registry import Models, open_models
 from sciarena.retrieval.moderation import (
     MODERATION_MODEL,
     LocalModerator,
-    ModeratedRetriever,
     ModelModerator,
+    ModeratedRetriever,
     Moderator,
 )
 from sciarena.retrieval.semantic_scholar import DEFAULT_BASE_URL
-from sciarena.core.types import Retrieval
 
 log = logging.getLogger(__name__)
 

@@ -18,10 +18,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from sciarena.core.settings import DEMO_CORPUS_DIR
+import bibtexparser
+from bibtexparser.library import Library
+from bibtexparser.middlewares import (
+    LibraryMiddleware,
+    NormalizeFieldKeys,
+    RemoveEnclosingMiddleware,
+    ResolveStringReferencesMiddleware,
+)
+from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, Entry, ParsingFailedBlock
+
 from sciarena.core.errors import RetrievalError
+from sciarena.core.settings import DEMO_CORPUS_DIR
 from sciarena.core.text import scrub_value
 from sciarena.core.types import Paper
+from sciarena.retrieval.bibliography import TextOnlyLatexDecoding
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +159,9 @@ def _bibtex_items(content: str) -> list[tuple[int, Any]]:
             continue
         record: dict[str, Any] = dict(entry.fields)
         record["id"] = entry.key
+        if entry.fields.get("archiveprefix", "").lower() == "arxiv" and entry.fields.get("eprint"):
+            # The arXiv id has no field of its own in a Paper: its abstract page is the paper's link.
+            record.setdefault("url", f"https://arxiv.org/abs/{entry.fields['eprint']}")
         items.append((entry.line, record))
     return items
 
@@ -228,6 +242,11 @@ def _year(value: Any) -> int | None:
 
 
 # --- BibTeX -----------------------------------------------------------------------------
+# Parsed by bibtexparser (v2): its splitter finds the blocks, @string macros and failed blocks
+# (with their lines); its middlewares resolve macros, strip enclosing braces/quotes, lower-case
+# field names and decode LaTeX (accents, escapes, dashes) via pylatexenc, except in the verbatim
+# fields (url, doi, eprint). One thing it leaves
+# out is BibTeX's ``#`` concatenation (``journal = nat # " Biotechnology"``): _Concatenate below.
 
 @dataclass(frozen=True)
 class BibEntry:
@@ -240,128 +259,94 @@ class BibEntry:
     error: str = ""
 
 
-_ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
-_FIELD_NAME = re.compile(r"[A-Za-z][\w\-:.]*")
-_BARE_VALUE = re.compile(r"[^\s,#{}\"()]+")
-_ACCENTS = {"'": "\u0301", "`": "\u0300", "^": "\u0302", '"': "\u0308", "~": "\u0303",
-            "=": "\u0304", ".": "\u0307", "u": "\u0306", "v": "\u030c", "H": "\u030b",
-            "c": "\u0327", "k": "\u0328"}
-_LETTERS = {"ss": "ß", "aa": "å", "AA": "Å", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ",
-            "o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "i": "i"}
+_BLOCK_KIND = re.compile(r"@\s*([A-Za-z]+)")
+_CONCAT_PART = re.compile(r'\s*(\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}|"[^"]*"|[^\s#]+)\s*(?:#|$)')
+# bibtexparser's reasons for a failed block, in our words (the rest are passed on as they are).
+_REASONS = (
+    ("Unexpectedly reached end of file", "unterminated entry or value (missing '}')"),
+    ("Was still looking for field-value closing", "unterminated entry or value (missing '}')"),
+    ("Expected a `=`", "expected '=' after a field name"),
+    ("Expected comma after entry key", "entry has no citation key"),
+)
+
+
+class _Concatenate(LibraryMiddleware):
+    """Join ``a # "b" # {c}`` values, resolving bare macro names, before the default stack runs."""
+
+    def __init__(self) -> None:
+        super().__init__(allow_inplace_modification=True)
+
+    @classmethod
+    def metadata_key(cls) -> str:
+        return "sciarena_concatenate"
+
+    def transform(self, library: Library) -> Library:
+        macros = {key.lower(): _unenclosed(s.value) for key, s in library.strings_dict.items()}
+        for entry in library.entries:
+            for item in entry.fields:
+                if isinstance(item.value, str) and "#" in item.value:
+                    parts = _concat_parts(item.value)
+                    if parts is not None:
+                        item.value = "{" + "".join(macros.get(p.lower(), p) if bare else p
+                                                   for p, bare in parts) + "}"
+        return library
+
+
+def _unenclosed(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and (value[0], value[-1]) in (("{", "}"), ('"', '"')):
+        return value[1:-1]
+    return value
+
+
+def _concat_parts(value: str) -> list[tuple[str, bool]] | None:
+    """The parts of a ``#``-joined value as (text, is a bare word); None when it is one value
+    (a ``#`` inside braces or quotes)."""
+    parts, pos = [], 0
+    while pos < len(value):
+        match = _CONCAT_PART.match(value, pos)
+        if match is None or match.end() == pos:
+            return None
+        token = match.group(1)
+        parts.append((_unenclosed(token), token[0] not in '{"'))
+        pos = match.end()
+    return parts if len(parts) > 1 else None
 
 
 def parse_bibtex(content: str) -> list[BibEntry]:
-    """Parse ``@type{key, field = value, ...}`` entries in file order.
+    """Parse ``@type{key, field = value, ...}`` entries in file order (bibtexparser).
 
     Values may be braced, quoted, numbers or @string macros joined with ``#``; text
-    outside entries is ignored, as BibTeX does. @comment and @preamble are skipped.
+    outside entries is ignored, as BibTeX does. @comment, @preamble and @string are not entries.
     """
+    library = bibtexparser.parse_string(content, parse_stack=[
+        _Concatenate(), ResolveStringReferencesMiddleware(), RemoveEnclosingMiddleware(),
+        NormalizeFieldKeys(), TextOnlyLatexDecoding()])
     entries: list[BibEntry] = []
-    macros: dict[str, str] = {}
-    pos = 0
-    while (at := content.find("@", pos)) >= 0:
-        start = _ENTRY_START.match(content, at)
-        if start is None:  # a stray '@' between entries (an e-mail address, say)
-            pos = at + 1
-            continue
-        line = content.count("\n", 0, at) + 1
-        kind = start.group(1).lower()
-        try:
-            end = _closing(content, start.end() - 1, "}" if start.group(2) == "{" else ")")
-        except _BadRecord as err:
-            entries.append(BibEntry(line, kind, "", {}, str(err)))
-            # Where the entry ends is unknown: resume at the next line opening an entry.
-            resume = content.find("\n@", start.end())
-            pos = len(content) if resume < 0 else resume + 1
-            continue
-        body, pos = content[start.end():end], end + 1
-        if kind in ("comment", "preamble"):
-            continue
-        try:
-            if kind == "string":
-                macros.update((k, v) for k, v in _bib_fields(body, macros).items())
-                continue
-            key, comma, rest = body.partition(",")
-            if not comma or not key.strip() or "=" in key:
-                raise _BadRecord(f"@{kind} entry has no citation key")
-            entries.append(BibEntry(line, kind, key.strip(), _bib_fields(rest, macros)))
-        except _BadRecord as err:
-            entries.append(BibEntry(line, kind, "", {}, str(err)))
+    for block in library.blocks:
+        line = (block.start_line or 0) + 1  # bibtexparser counts lines from 0
+        if isinstance(block, Entry):
+            fields = {item.key: _plain(item.value) for item in block.fields if isinstance(item.value, str)}
+            entries.append(BibEntry(line, block.entry_type.lower(), block.key, fields))
+        elif isinstance(block, ParsingFailedBlock):
+            kind_match = _BLOCK_KIND.match((block.raw or "").lstrip())
+            kind = kind_match.group(1).lower() if kind_match else "entry"
+            entries.append(BibEntry(line, kind, "", {}, _failure(block, kind)))
     return entries
 
 
-def _closing(text: str, open_at: int, close: str) -> int:
-    """Index of the ``close`` that ends the group opened at ``open_at`` (braces nest)."""
-    depth, i = 0, open_at + 1
-    while i < len(text):
-        char = text[i]
-        if char == "\\":  # an escaped character (\{, \") never opens or closes
-            i += 2
-            continue
-        if char == "{":
-            depth += 1
-        elif char == "}" and depth > 0:
-            depth -= 1
-        elif char == close and depth == 0:
-            return i
-        i += 1
-    raise _BadRecord(f"unterminated entry or value (missing {close!r})")
+def _failure(block: ParsingFailedBlock, kind: str) -> str:
+    if isinstance(block, DuplicateBlockKeyBlock):
+        return f"citation key {block.key!r} is used twice"
+    if isinstance(block, DuplicateFieldKeyBlock):
+        return f"@{kind} entry repeats the field(s) {', '.join(sorted(block.duplicate_keys))}"
+    reason = getattr(block.error, "abort_reason", "") or str(block.error or "") or "malformed entry"
+    for theirs, ours in _REASONS:
+        if theirs in reason:
+            return f"@{kind} {ours}" if ours.startswith("entry") else ours
+    return f"@{kind} entry: {reason.strip()}"
 
 
-def _bib_fields(text: str, macros: Mapping[str, str]) -> dict[str, str]:
-    fields: dict[str, str] = {}
-    i, n = 0, len(text)
-    while True:
-        while i < n and (text[i].isspace() or text[i] == ","):
-            i += 1
-        if i >= n:
-            return fields
-        name = _FIELD_NAME.match(text, i)
-        if name is None:
-            raise _BadRecord(f"expected a field name near {text[i:i + 20]!r}")
-        i = name.end()
-        while i < n and text[i].isspace():
-            i += 1
-        if i >= n or text[i] != "=":
-            raise _BadRecord(f"expected '=' after field {name.group()!r}")
-        parts: list[str] = []
-        while True:
-            i += 1
-            while i < n and text[i].isspace():
-                i += 1
-            if i >= n:
-                raise _BadRecord(f"field {name.group()!r} has no value")
-            if text[i] in "{\"":
-                end = _closing(text, i, "}" if text[i] == "{" else '"')
-                parts.append(text[i + 1:end])
-                i = end + 1
-            else:
-                bare = _BARE_VALUE.match(text, i)
-                if bare is None:
-                    raise _BadRecord(f"field {name.group()!r} has no value")
-                parts.append(macros.get(bare.group().lower(), bare.group()))
-                i = bare.end()
-            while i < n and text[i].isspace():
-                i += 1
-            if i >= n or text[i] != "#":
-                break
-        if i < n and text[i] != ",":
-            raise _BadRecord(f"expected ',' after field {name.group()!r}")
-        fields[name.group().lower()] = latex_to_text("".join(parts))
-
-
-def latex_to_text(value: str) -> str:
-    """Plain text from a BibTeX value: accents composed, escapes and braces removed."""
-    value = re.sub(r"\\(ss|aa|AA|ae|AE|oe|OE|o|O|l|L|i)(?![A-Za-z])\s*",
-                   lambda m: _LETTERS[m.group(1)], value)
-    value = re.sub(r"\\([`'^\"~=.])(?:\s*\{\s*([A-Za-z])\s*\}|\s*([A-Za-z]))", _accent, value)
-    value = re.sub(r"\\([uvHck])(?:\s*\{\s*([A-Za-z])\s*\}|\s+([A-Za-z]))", _accent, value)
-    value = re.sub(r"\\([&%$#_])", r"\1", value)
-    value = re.sub(r"\\[A-Za-z]+\*?\s*", "", value)  # \emph{x} -> x once braces go
-    value = value.replace("---", "\u2014").replace("--", "\u2013").replace("~", " ")
-    value = value.replace("{", "").replace("}", "")
+def _plain(value: str) -> str:
+    """One line of composed Unicode: LaTeX decoding leaves non-breaking spaces (~) and newlines."""
     return unicodedata.normalize("NFC", " ".join(value.split()))
-
-
-def _accent(match: re.Match[str]) -> str:
-    return (match.group(2) or match.group(3)) + _ACCENTS[match.group(1)]

@@ -13,13 +13,12 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from sciarena.retrieval.local import LocalIndex
-from sciarena.retrieval.rerank import candidate_text
 from sciarena.core.types import Passage
+from sciarena.retrieval.rerank import candidate_text
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +26,19 @@ MODEL_NAME = "all-MiniLM-L6-v2"
 _CACHE_FILE = "dense-all-minilm-l6-v2.npy"
 
 
+class PassageIndex(Protocol):
+    """What dense search needs of an index (``local.LocalIndex`` is one): its passages by position."""
+
+    @property
+    def num_passages(self) -> int: ...
+
+    def passage(self, i: int, score: float = 0.0) -> Passage: ...
+
+
 class PassageVectors:
     """Unit-length embeddings of every passage of ``index``, row-aligned with it."""
 
-    def __init__(self, index: LocalIndex, model: Any, vectors: np.ndarray) -> None:
+    def __init__(self, index: PassageIndex, model: Any, vectors: np.ndarray) -> None:
         if vectors.shape[0] != index.num_passages:
             raise ValueError(f"{vectors.shape[0]} vectors for {index.num_passages} passages")
         self.index, self._model, self.vectors = index, model, vectors
@@ -38,7 +46,7 @@ class PassageVectors:
         self._lock = threading.Lock()
 
     @classmethod
-    def build(cls, index: LocalIndex, model: Any, cache_dir: Path | None = None,
+    def build(cls, index: PassageIndex, model: Any, cache_dir: Path | None = None,
               batch_size: int = 32) -> "PassageVectors":
         """Embed the index's passages, or load them from ``cache_dir`` when saved there before."""
         cached = Path(cache_dir) / _CACHE_FILE if cache_dir is not None else None

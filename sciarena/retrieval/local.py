@@ -23,20 +23,34 @@ from typing import Callable, Iterable, Sequence
 import bm25s
 import numpy as np
 
-from sciarena.core.settings import DEMO_CORPUS_DIR
 from sciarena.core.errors import RetrievalError
+from sciarena.core.settings import DEMO_CORPUS_DIR
+from sciarena.core.types import Paper, Passage, Retrieval
 from sciarena.retrieval.bm25 import (
-    STEMMER_LANGUAGE, bm25_index, query_term_ids, query_weight, top_indices,
+    STEMMER_LANGUAGE,
+    bm25_index,
+    query_term_ids,
+    query_weight,
+    term_idfs,
+    top_indices,
+    topic_share,
 )
 from sciarena.retrieval.corpus import PaperText, demo_corpus_files, read_corpus
+from sciarena.retrieval.dense import PassageVectors
 from sciarena.retrieval.grouping import group_passages
 from sciarena.retrieval.passages import (
-    DEFAULT_PASSAGE_WORDS, indexed_text, paper_passages, passage_id,
+    DEFAULT_PASSAGE_WORDS,
+    indexed_text,
+    paper_passages,
+    passage_id,
 )
 from sciarena.retrieval.relevance import (
-    BM25_FLOOR, DENSE_FLOOR, MATCH_FLOOR, NOTHING_RELEVANT, RelevanceFloor,
+    BM25_FLOOR,
+    DENSE_FLOOR,
+    MATCH_FLOOR,
+    NOTHING_RELEVANT,
+    RelevanceFloor,
 )
-from sciarena.core.types import Paper, Passage, Retrieval
 
 log = logging.getLogger(__name__)
 
@@ -217,6 +231,12 @@ class LocalIndex:
         """The most any passage could score for ``query`` (see ``bm25.query_weight``)."""
         return query_weight(self._bm25, query)
 
+    def shares(self, query: str, passages: Sequence[Passage]) -> list[float]:
+        """Each passage's share of the query's topic (``bm25.topic_share``), over the text the index
+        saw (the first passage carries its paper's title)."""
+        idfs = term_idfs(self._bm25, query)
+        return [topic_share(idfs, indexed_text(p.paper.title, p.text, p.position, p.kind)) for p in passages]
+
     def passage(self, i: int, score: float = 0.0) -> Passage:
         """The passage stored at row ``i``."""
         paper = self._store.paper(int(self._paper_of[i]))
@@ -271,7 +291,7 @@ class LocalRetriever:
         started = time.perf_counter()
         found = self._search(question, self.candidates)
         weight = self.index.query_weight(question) if self.floor.min_coverage else None
-        kept = self.floor.apply(found, weight)
+        kept = self.floor.apply(found, weight, lambda passages: self.index.shares(question, passages))
         references = group_passages(kept, self.top_k, self.per_paper) if kept else ()
         note = "" if references else NOTHING_RELEVANT
         return Retrieval(question=question, references=references, backend=self.backend_name,
@@ -346,8 +366,7 @@ def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int
         raise RetrievalError(f"unknown local retriever {spec!r}; use 'local' or 'local:DIR'")
     if key == "bm25":
         return LocalRetriever(index, name, top_k, floor=floor or bm25_floor, per_paper=per_paper)
-    from sciarena.retrieval.dense import PassageVectors
-    from sciarena.retrieval.rerank import load_minilm
+    from sciarena.retrieval.rerank import load_minilm  # start-up time: only a dense retriever loads the model
 
     vectors = PassageVectors.build(index, load_minilm(), index.directory)
     return LocalRetriever(index, name, top_k, floor=floor or DENSE_FLOOR, search=vectors.search,

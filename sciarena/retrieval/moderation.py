@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sciarena.core.errors import FlaggedQuestion, ProviderError
-from sciarena.providers.calls import moderate
 from sciarena.core.types import ModelSpec, Provider, Retrieval
+from sciarena.providers.calls import moderate
 
 log = logging.getLogger(__name__)
 

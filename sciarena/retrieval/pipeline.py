@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from sciarena.core.errors import RetrievalError
+from sciarena.core.types import Paper, Passage, Reference, Retrieval
 from sciarena.retrieval.grouping import group_passages
 from sciarena.retrieval.relevance import DENSE_FLOOR, MATCH_FLOOR, NOTHING_RELEVANT, RelevanceFloor
 from sciarena.retrieval.rerank import BM25Reranker, Reranker, rerank
@@ -40,7 +41,6 @@ from sciarena.retrieval.semantic_scholar import (
     SemanticScholarClient,
     unique,
 )
-from sciarena.core.types import Paper, Passage, Reference, Retrieval
 
 log = logging.getLogger(__name__)
 

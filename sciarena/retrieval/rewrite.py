@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sciarena.core.errors import ProviderError
+from sciarena.core.types import ModelSpec, Provider
 from sciarena.providers.calls import complete
 from sciarena.retrieval.semantic_scholar import FIELDS_OF_STUDY, SearchFilters
-from sciarena.core.types import ModelSpec, Provider
 
 log = logging.getLogger(__name__)
 

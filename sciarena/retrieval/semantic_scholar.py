@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import requests
 from requests.adapters import HTTPAdapter
 
-from sciarena.core.errors import RetrievalError
+from sciarena.core.errors import RetrievalError, SemanticScholarUnavailable
 from sciarena.core.text import scrub_value
 from sciarena.core.types import Paper
 
@@ -55,10 +55,6 @@ _DISCIPLINE_OF_FIELD: Mapping[str, str] = {
                      "Geography"), "Humanities & Social Sciences"),
 }
 FIELDS_OF_STUDY: tuple[str, ...] = tuple(_DISCIPLINE_OF_FIELD)
-
-
-class SemanticScholarUnavailable(RetrievalError):
-    """Semantic Scholar kept failing (rate limit, server error, timeout) after bounded retries."""
 
 
 @dataclass(frozen=True)

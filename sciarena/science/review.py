@@ -23,10 +23,10 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Iterable, Mapping
 
 from sciarena import __version__
-from sciarena.core.errors import SciArenaError
+from sciarena.core.errors import ReviewRefused
 from sciarena.core.types import Paper, Passage, Reference
-from sciarena.votes.store.reviews import REVIEW_FIELDS, REVIEW_SCHEMA_VERSION, LocalReviewStore
 from sciarena.votes.schema import OUTCOMES, outcome_of
+from sciarena.votes.store.reviews import REVIEW_FIELDS, REVIEW_SCHEMA_VERSION, LocalReviewStore
 from sciarena.votes.voter import Visitor, voter_id
 
 # The paper's audit labels (§4.3), as stored → as shown.
@@ -37,10 +37,6 @@ AUDIT_LABELS: dict[str, str] = {
     "cant_judge": "Can't judge",
 }
 MAX_ROUNDS = 2  # first look + one repeat
-
-
-class ReviewRefused(SciArenaError):
-    """A review action that cannot go ahead; the message says why."""
 
 
 @dataclass(frozen=True)

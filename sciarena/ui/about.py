@@ -5,8 +5,8 @@ really go (this machine only, or a Hub dataset) and who the contestants really a
 
 from __future__ import annotations
 
-from sciarena.wiring import Services
 from sciarena.ui.render import escape
+from sciarena.wiring import Services
 
 HOW_IT_WORKS = """
 ## How it works
@@ -42,7 +42,16 @@ timing, token counts and cost (for a pipeline: the sum of its calls, and what ea
 random key your browser keeps in its local storage (or of your Hugging Face username if you sign in, so all your
 signed-in votes are linked to one pseudonym): the votes of one browser can be grouped, but not traced to a person. The key itself, your username and **your IP address
 are never stored**; clearing this site's data in your browser gives you a new key. Nothing is recorded for a
-battle you do not vote on.
+battle you do not vote on. Your address is used only to apply the usage limits (as a salted hash, kept in
+memory for at most a day), so that opening new sessions does not reset them.
+
+## Who is counting
+Every vote that passes the checks counts the same on the default leaderboard. What the arena knows about a
+voter decides how its votes are checked: votes are *established* after 5 earlier votes when you are signed in
+with Hugging Face, or after 20 earlier votes over at least a day from the same browser; until then they are
+*new*. New votes count from the first one, but when new votes as a group lift or sink one model far beyond
+what established voters' results say (a rigging campaign), the new votes on that model in that stretch of time
+are left out and the leaderboard says how many. An arena's operator can also count signed-in votes only.
 """
 
 # The votes dataset's licence, as its card (sciarena/votes/dataset_card.md, ``license: cc-by-4.0``) states it.
@@ -80,10 +89,8 @@ def pool_markdown(services: Services) -> str:
 
 def storage_status(services: Services) -> str:
     """Where votes go now, and how the last push to the Hub went (refreshed on page load)."""
-    from sciarena.votes.store.hub import local_only_status
-
     if services.hub_sync is None:
-        return f"**Vote storage:** {escape(local_only_status())}"
+        return f"**Vote storage:** {escape(services.local_only_status())}"
     repo = escape(services.settings.votes_repo or "")
     return f"**Vote storage:** dataset `{repo}` — {escape(services.hub_sync.status())}"
 

@@ -2,21 +2,23 @@
 
 Stable hooks (scripted clients and browser tests rely on them):
 element ids question, send, answer-a, answer-b, references-a, references-b, vote-a, vote-b, vote-tie,
-vote-bad, reason, consent, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
-new-battle, leaderboard-table, board-view, board-style, board-rating, board-csv; API endpoints /battle,
+vote-bad, vote-field, reason, consent, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
+new-battle, leaderboard-table, board-view, board-style, board-rating, board-csv; after the vote (ui/takeaway.py)
+share, share-reason, takeaway-a/b, stats-a/b, copy-a/b, download-bib-a/b, download-ris-a/b, battle-link; a
+battle's own view (ui/battle_view.py, ``?battle=<id>``) battle-view, battle-view-head, view-answer-a/b,
+view-references-a/b, and the my-battles panel with my-battles-list; API endpoints /battle,
 /vote and /leaderboard (the CLI's ``--format json``, registered by the Leaderboard tab); the browser's local-storage key
 ``sciarena-browser-key`` and session-storage key ``sciarena-consent``.
 """
 
 from __future__ import annotations
 
+import time
 from functools import partial
 
 import gradio as gr
 
-from sciarena.arena.rules import ArenaSession
-from sciarena.wiring import Services
-from sciarena.ui import render, review_tab
+from sciarena.ui import battle_view, render, review_tab, takeaway
 from sciarena.ui.about import (
     about_markdown,
     mode_banner,
@@ -25,7 +27,8 @@ from sciarena.ui.about import (
 )
 from sciarena.ui.handlers import ArenaHandlers, ArenaView
 from sciarena.ui.leaderboard_tab import LeaderboardTab
-from sciarena.votes.voter import CONSENT_LABEL
+from sciarena.ui.sampling_info import sampling_markdown
+from sciarena.wiring import ASKER_FIELDS, CONSENT_LABEL, ArenaSession, BattleArchive, Services
 
 CSS = """
 /* Gradio puts elem_classes on the block and again on the Markdown inside it: one frame, on the block. */
@@ -49,10 +52,14 @@ CSS = """
 #vote-bar .vote-buttons { flex-wrap: wrap; gap: 0.4rem; }
 #vote-bar .vote-buttons button { flex: 1 1 8rem; min-width: 0 !important; }
 @media (max-width: 640px) { #vote-bar .vote-buttons button { flex-basis: 40%; padding: 0.4rem; } }
+/* The field choice is a small line, not a second form: compact pills that wrap on a phone. */
+#vote-field { padding: 0.2rem 0.4rem; }
+#vote-field .wrap { gap: 0.25rem 0.4rem; }
+#vote-field label { padding: 0.15rem 0.5rem; font-size: 0.85rem; }
 /* Once the names are revealed the consent box and the (closed) buttons have done their work; on a phone
    they would keep a long reveal (a pipeline's summary) covering most of the screen, so they step aside
    until the next battle blanks the reveal. */
-@media (max-width: 640px) { #vote-bar:has(#model-names li) :is(.consent-row, .vote-buttons) { display: none; } }
+@media (max-width: 640px) { #vote-bar:has(#model-names li) :is(.consent-row, .vote-buttons, #vote-field) { display: none; } }
 """
 
 # Runs once per page load, in the browser (demo.load(js=...)): the lasting voter key — 128 random bits
@@ -87,16 +94,19 @@ VOTE_BUTTONS = (("vote-a", "A is better", "A"), ("vote-b", "B is better", "B"),
 
 
 def build_app(services: Services) -> gr.Blocks:
-    leaderboard = LeaderboardTab(services)
+    leaderboard = LeaderboardTab(services.board, services.pipeline_pairs(), deprecated=services.pool.deprecated,
+                                 sampling=services.sampling_report)
     with gr.Blocks(title="SciArena — literature QA arena") as demo:
         gr.Markdown("# SciArena\nAsk a question about the scientific literature. Papers are retrieved once; "
                     "two anonymous models answer from the same papers with numbered citations. "
                     "Read both, then vote — the names are revealed after your vote.")
+        shared_view = battle_view.build_view()  # a battle's own link (?battle=<id>), read-only, above the tabs
         with gr.Tab("Arena", id="arena"):
             view = arena_tab(services.settings.oauth_enabled, banner=mode_banner(services),
                              terms=terms_markdown(services))
             handlers = ArenaHandlers(services.arena, view)
             wire_arena(handlers)
+            mine = battle_view.my_battles_panel()  # a folded panel under the battle (a tab would not fit at 390 px)
         with gr.Tab("Leaderboard", id="leaderboard"):
             board = leaderboard.build()
         if services.settings.reviewers:  # expert annotators named in SCIARENA_REVIEWERS (signed in)
@@ -105,10 +115,14 @@ def build_app(services: Services) -> gr.Blocks:
         with gr.Tab("About", id="about"):
             storage = gr.Markdown(elem_id="storage-status")
             gr.Markdown(about_markdown(services), elem_id="about-text")
+            sampling = gr.Markdown(elem_id="sampling-shares")  # current shares and weights: filled on load
         demo.load(None, None, [view.browser_key, view.consent], js=BROWSER_JS, api_visibility="private",
                   queue=False)
         demo.load(partial(leaderboard.refresh, board), None, board.outputs, api_visibility="private")
         demo.load(partial(storage_status, services), None, storage, api_visibility="private", queue=False)
+        battle_view.wire(demo, shared_view, mine, view.model_names, BattleArchive(services.votes.files),
+                         services.settings.id_salt)
+        demo.load(lambda: sampling_markdown(services, time.time()), None, sampling, api_visibility="private")
     return demo
 
 
@@ -147,22 +161,31 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") ->
                 answer_a = gr.Markdown(elem_id="answer-a", elem_classes="answer-box",
                                        latex_delimiters=render.latex_delimiters())
                 refs_a = gr.Markdown(elem_id="references-a")
+                panel_a = takeaway.side_panel("A")  # after the vote: figures, copy, BibTeX/RIS
             with gr.Column(min_width=320):
                 gr.Markdown("### Model B")
                 answer_b = gr.Markdown(elem_id="answer-b", elem_classes="answer-box",
                                        latex_delimiters=render.latex_delimiters())
                 refs_b = gr.Markdown(elem_id="references-b")
+                panel_b = takeaway.side_panel("B")
         with gr.Row(equal_height=True):
             reason = gr.Textbox(label="Why? (optional — sent with your vote, helps others learn from it)",
                                 elem_id="reason", lines=1, max_lines=6, interactive=False, scale=4)
             if oauth_enabled:
                 gr.LoginButton(scale=1)  # optional: a signed-in vote is recorded under a hash of the HF username
+        share, share_reason = takeaway.share_controls()
         with gr.Column(elem_id="vote-bar"):
             model_names = gr.Markdown("", elem_id="model-names")
+            taken = takeaway.build_view(panel_a, panel_b, share, share_reason)  # the battle's link, after the reveal
             with gr.Row(equal_height=True, elem_classes="consent-row"):
                 consent = gr.Checkbox(label=CONSENT_LABEL, value=False, elem_id="consent", scale=3, min_width=200)
                 with gr.Column(scale=1, min_width=130), gr.Accordion("Read the terms", open=False, elem_id="terms"):
                     gr.Markdown(terms or "See the About tab.")
+            # The labeller's guess at the question's field, filled when both answers are complete; the per-
+            # discipline boards use the asker's choice when they change it (schema: subject_source "asker").
+            subject_field = gr.Radio(choices=list(ASKER_FIELDS), value=None, interactive=False,
+                                     label="Field of your question (change it if it is wrong)",
+                                     elem_id="vote-field", elem_classes="field-choice")
             with gr.Row(elem_classes="vote-buttons"):
                 buttons = tuple(gr.Button(label, elem_id=eid, interactive=False, min_width=0)
                                 for eid, label, _ in VOTE_BUTTONS)
@@ -174,7 +197,7 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "") ->
                      answer_b=answer_b, refs_a=refs_a, refs_b=refs_b, consent=consent, vote_buttons=buttons,
                      reason=reason, model_names=model_names, choice=choice, api_question=api_question,
                      question_error=question_error, vote_error=vote_error, browser_key=browser_key,
-                     session=session, turn=turn)
+                     session=session, turn=turn, subject_field=subject_field, takeaway=taken)
 
 
 def wire_arena(handlers: ArenaHandlers) -> None:
@@ -198,9 +221,12 @@ def wire_arena(handlers: ArenaHandlers) -> None:
     for button, (_, _, value) in zip(v.vote_buttons, VOTE_BUTTONS):
         # The reveal and the closed controls arrive in one update: no moment where the
         # names are shown and voting still looks open.
-        button.click(handlers.vote_button(value), [v.reason, v.consent, v.session, v.browser_key],
+        button.click(handlers.vote_button(value), [v.reason, v.consent, v.session, v.browser_key, v.subject_field,
+                                                  *v.share_inputs],
                      v.page_vote_outputs, api_visibility="private")
     v.consent.input(None, [v.consent], None, js=REMEMBER_CONSENT_JS, api_visibility="private", queue=False)
+    if v.takeaway is not None:
+        takeaway.wire(v.takeaway, v.model_names, v.session)
     v.choice.submit(handlers.vote_api, [v.choice, v.reason, v.consent, v.session], v.vote_outputs, api_name="vote")
     # Cancelling stops the running battle's generation; settle (above) then runs and removes any
     # update of it that arrived after this blank screen.
@@ -213,4 +239,5 @@ def launch_kwargs() -> dict:
     # System fonts: the default theme fetches Google Fonts, which stalls the page when offline.
     theme = gr.themes.Soft(primary_hue="teal", font=["ui-sans-serif", "system-ui", "sans-serif"],
                            font_mono=["ui-monospace", "SFMono-Regular", "monospace"])
-    return {"css": CSS + render.ANSWER_CSS, "theme": theme, "head": render.ANSWER_HEAD_JS}
+    return {"css": CSS + render.ANSWER_CSS + takeaway.CSS + battle_view.CSS, "theme": theme,
+            "head": render.ANSWER_HEAD_JS + takeaway.SHORTCUT_JS}

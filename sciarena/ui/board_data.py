@@ -14,10 +14,9 @@ from __future__ import annotations
 from html import escape
 from typing import Sequence
 
-from sciarena.science.stats.plots import OUTCOME_NAMES
-from sciarena.science.stats.stats import BOTH_BAD, TOP_MODEL_LOST, DataStats, Tally
 from sciarena.board.plots import WIDTH, nice_ticks
 from sciarena.ui import board_html
+from sciarena.wiring import BOTH_BAD, OUTCOME_NAMES, TOP_MODEL_LOST, DataStats, Tally
 
 FONT = 14  # viewBox units: the chart spans ~278 px of a 390 px phone, so 14 units ≈ 10.8 px ≈ 8 pt
 LABEL_CHARS = 40  # longer labels are cut (the full one is in the tooltip)

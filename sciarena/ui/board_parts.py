@@ -13,13 +13,13 @@ from typing import Any
 import gradio as gr
 
 from sciarena.board.board import ELO_VS_BT, OVERALL, Board
-from sciarena.board.views import pair_record
 from sciarena.board.plots import (
     battle_count_html,
     history_svg,
     ratings_svg,
     win_rate_html,
 )
+from sciarena.board.views import pair_record
 from sciarena.ui import board_data, board_html
 
 RATING_CHOICES = [("Bootstrap mean", "bootstrap-mean"), ("Point estimate", "point")]
@@ -35,6 +35,7 @@ class BoardView:
     style: gr.Checkbox
     rating: gr.Radio
     all_columns: gr.Checkbox
+    show_deprecated: gr.Checkbox  # shown when the catalogue retires a model ("deprecated": true)
     table: gr.HTML
     style_info: gr.HTML
     csv: gr.DownloadButton
@@ -64,9 +65,10 @@ def _chart(elem_id: str) -> gr.HTML:
     return gr.HTML("", elem_id=elem_id, css_template=board_html.CSS, js_on_load=None)
 
 
-def build_layout(method: str, pipelines: bool = False) -> BoardView:
+def build_layout(method: str, pipelines: bool = False, deprecated: bool = False) -> BoardView:
     """Components of the tab, in page order (inside a Blocks context); ``pipelines``: the catalogue has
-    pipeline contestants, so the section comparing each with its base model is shown."""
+    pipeline contestants, so the section comparing each with its base model is shown; ``deprecated``: it
+    retires some models, so the switch that shows them again is shown."""
     with gr.Row(equal_height=True):
         view_select = gr.Dropdown(choices=[("Overall", OVERALL)], value=OVERALL, label="View", scale=3,
                                   min_width=200, elem_id="board-view")
@@ -76,6 +78,8 @@ def build_layout(method: str, pipelines: bool = False) -> BoardView:
         style = gr.Checkbox(label="Style control", value=False, elem_id="board-style", min_width=140)
         all_columns = gr.Checkbox(label="All columns (phone)", value=False, elem_id="board-all-columns",
                                   min_width=140)
+        show_deprecated = gr.Checkbox(label="Show deprecated models", value=False, elem_id="board-deprecated",
+                                      min_width=140, visible=deprecated)
     summary = gr.Markdown(elem_id="leaderboard-summary")
     table = gr.HTML("", elem_id="leaderboard-table", css_template=board_html.CSS, js_on_load=None)
     style_info = gr.HTML("", elem_id="board-style-info", css_template=board_html.CSS, js_on_load=None)
@@ -101,7 +105,7 @@ def build_layout(method: str, pipelines: bool = False) -> BoardView:
         data_plot = gr.HTML("", elem_id="data-plot", css_template=board_html.CSS + board_data.CSS, js_on_load=None)
     gr.Markdown(method)
     return BoardView(summary=summary, view_select=view_select, style=style, rating=rating, all_columns=all_columns,
-                     table=table, style_info=style_info, csv=csv, json=json, ratings_plot=ratings_plot,
+                     show_deprecated=show_deprecated, table=table, style_info=style_info, csv=csv, json=json, ratings_plot=ratings_plot,
                      win_plot=win_plot, battles_plot=battles_plot, elo_info=elo_info, history_plot=history_plot,
                      refresh=refresh, data_section=data_section, data_plot=data_plot,
                      pipelines_info=pipelines_info)

@@ -15,15 +15,17 @@ leaves bare "Error" pills on every output).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import gradio as gr
 
-from sciarena.arena.rules import Arena, ArenaSession, Ballot
 from sciarena.core.errors import ProviderTimeout, SciArenaError
 from sciarena.core.types import SideResult
 from sciarena.ui import render
-from sciarena.votes.voter import Visitor
+from sciarena.wiring import Arena, ArenaSession, Ballot, Visitor, client_address
+
+if TYPE_CHECKING:
+    from sciarena.ui.takeaway import TakeawayView
 
 Updates = dict[Any, Any]  # component → new value or gr.update(...)
 
@@ -51,6 +53,13 @@ class ArenaView:
     browser_key: gr.Textbox  # hidden: the random key this browser keeps in local storage (app.BROWSER_JS)
     session: gr.State  # ArenaSession
     turn: gr.State  # int: written only by Send and New battle (see ArenaHandlers)
+    subject_field: gr.Radio  # the question's field, proposed by the labeller, which the asker may change
+    takeaway: "TakeawayView | None" = None  # share choice, link and the after-vote take-away (ui/takeaway.py)
+
+    @property
+    def share_inputs(self) -> list[Any]:
+        """The share choice the vote buttons send with the vote (none without a take-away)."""
+        return [] if self.takeaway is None else [self.takeaway.share, self.takeaway.share_reason]
 
     @property
     def battle_outputs(self) -> list[Any]:
@@ -65,7 +74,7 @@ class ArenaView:
     @property
     def controls(self) -> list[Any]:
         """The widgets that are open only while the current battle can be voted on."""
-        return [*self.vote_buttons, self.reason]
+        return [*self.vote_buttons, self.reason, self.subject_field]
 
     @property
     def screen(self) -> list[Any]:
@@ -96,6 +105,7 @@ class ArenaHandlers:
 
     def __init__(self, arena: Arena, view: ArenaView) -> None:
         self.arena = arena
+        self._hops = arena.settings.proxy_hops  # proxies whose X-Forwarded-For entries are trusted
         self.view = view
 
     def clear(self, turn: int | None) -> Updates:
@@ -120,7 +130,7 @@ class ArenaHandlers:
         """The public /battle endpoint: retrieve once, then stream both anonymous answers side by side;
         a refused question raises gr.Error."""
         try:
-            progress = self.arena.start_battle(question, visitor=visitor(request, profile))
+            progress = self.arena.start_battle(question, visitor=visitor(request, profile, hops=self._hops))
         except SciArenaError as err:
             raise gr.Error(str(err), print_exception=False) from None
         yield from self._stream(progress, turn)
@@ -129,7 +139,7 @@ class ArenaHandlers:
                        request: gr.Request, profile: gr.OAuthProfile | None) -> Iterator[Updates]:
         """Send in the page: the same battle; a refusal is written under the question instead."""
         try:
-            progress = self.arena.start_battle(question, visitor=visitor(request, profile, browser_key))
+            progress = self.arena.start_battle(question, visitor=visitor(request, profile, browser_key, self._hops))
         except SciArenaError as err:
             yield {self.view.question_error: message_markdown(str(err))}
             return
@@ -177,14 +187,19 @@ class ArenaHandlers:
         be voted on; blank the screen if the session holds nothing current (a refusal's message stays)."""
         if session is None or session.battle is None or session.turn != (turn or 0):
             return self._blank(ArenaSession(turn=turn or 0))
-        return self.open_controls(session)
+        if not session.open_for_vote:
+            return self.open_controls(session)
+        proposed = self.arena.suggest_subject(session)  # the labeller's field, shown as the choice's value
+        return {**self.open_controls(proposed), self.view.session: proposed,
+                self.view.subject_field: gr.update(value=proposed.suggested_subject or None, interactive=True)}
 
     def _blank(self, session: ArenaSession) -> Updates:
         v = self.view
         blank = {component: "" for component in (v.answer_a, v.answer_b, v.refs_a, v.refs_b, v.status,
                                                  v.model_names)}
         closed = {button: gr.update(interactive=False) for button in v.vote_buttons}
-        return {**blank, **closed, v.reason: gr.update(value="", interactive=False), v.session: session}
+        return {**blank, **closed, v.reason: gr.update(value="", interactive=False),
+                v.subject_field: gr.update(value=None, interactive=False), v.session: session}
 
     def _no_messages(self) -> Updates:
         return {self.view.question_error: "", self.view.vote_error: ""}
@@ -196,19 +211,24 @@ class ArenaHandlers:
 
     def vote(self, choice: str, reason: str | None, consent: bool | None, session: ArenaSession | None,
              request: gr.Request | None = None, profile: gr.OAuthProfile | None = None,
-             browser_key: str | None = None) -> Updates:
+             browser_key: str | None = None, subject: str | None = None, shared: bool | None = False,
+             shared_reason: bool | None = False) -> Updates:
         """Record the vote durably, then reveal the names and close voting, in one update; a refused
         vote raises gr.Error."""
         try:
-            return self._vote(choice, reason, consent, session, request, profile, browser_key)
+            return self._vote(choice, reason, consent, session, request, profile, browser_key, subject, shared,
+                              shared_reason)
         except SciArenaError as err:
             raise gr.Error(str(err), print_exception=False) from None
 
     def _vote(self, choice: str, reason: str | None, consent: bool | None, session: ArenaSession | None,
-              request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None) -> Updates:
-        who = visitor(request, profile, browser_key)
+              request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None,
+              subject: str | None = None, shared: bool | None = False,
+              shared_reason: bool | None = False) -> Updates:
+        who = visitor(request, profile, browser_key, self._hops)
         ballot = Ballot(choice=choice, reason=reason, consent=consent, username=who.username,
-                        session_hash=who.session_hash, browser_key=who.browser_key)
+                        session_hash=who.session_hash, browser_key=who.browser_key, address=who.address,
+                        subject=subject, shared=shared, shared_reason=shared_reason)
         voted = self.arena.vote(session, ballot)
         assert voted.vote is not None and voted.battle is not None
         battle, retrieval = voted.battle, voted.battle.retrieval
@@ -225,9 +245,13 @@ class ArenaHandlers:
         which a functools.partial hides)."""
         # Named apart from "vote": Gradio derives endpoint names from function names, even private ones.
         def vote_by_button(reason: str | None, consent: bool | None, session: ArenaSession | None,
-                           browser_key: str | None, request: gr.Request, profile: gr.OAuthProfile | None) -> Updates:
+                           browser_key: str | None, subject: str | None, request: gr.Request,
+                           profile: gr.OAuthProfile | None, shared: bool | None = False,
+                           shared_reason: bool | None = False) -> Updates:
+            # shared/shared_reason last: Gradio fills request and profile by type, the inputs in order.
             try:
-                updates = self._vote(choice, reason, consent, session, request, profile, browser_key)
+                updates = self._vote(choice, reason, consent, session, request, profile, browser_key, subject,
+                                     shared, shared_reason)
             except SciArenaError as err:
                 return {self.view.vote_error: message_markdown(str(err))}
             return {**updates, self.view.vote_error: ""}
@@ -240,10 +264,16 @@ class ArenaHandlers:
         return {component: updates[component] for component in self.view.vote_outputs}
 
 
-def visitor(request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None = None) -> Visitor:
-    """Who is acting, as far as the page knows: the signed-in username, the browser's key, the session."""
+def visitor(request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None = None,
+            hops: int = 0) -> Visitor:
+    """Who is acting, as far as the page knows: the signed-in username, the browser's key, the session,
+    and the client address behind ``hops`` trusted proxies (only ever hashed, for the limits)."""
+    headers = getattr(request, "headers", None)
+    forwarded = headers.get("x-forwarded-for") if headers is not None else None
+    peer = getattr(getattr(request, "client", None), "host", None)
     return Visitor(username=getattr(profile, "username", None) or None, browser_key=(browser_key or "").strip() or None,
-                   session_hash=getattr(request, "session_hash", None) or None)
+                   session_hash=getattr(request, "session_hash", None) or None,
+                   address=client_address(forwarded, peer, hops))
 
 
 def message_markdown(message: str) -> str:

@@ -1,48 +1,25 @@
-"""The Leaderboard tab: one board per (votes on disk, view), computed once and served from a memo.
+"""The Leaderboard tab: widgets over the board service (``sciarena.board.service``).
 
-Page load, opening the tab and Refresh all call :meth:`LeaderboardTab.refresh`; it lists the
-vote files, fingerprints them (path, size, mtime) and looks the board up, so a new vote is
-on the board the next time anyone opens the tab and nothing is recomputed until then. The
-public ``/leaderboard`` endpoint answers with the CLI's JSON for the same votes.
+Page load, opening the tab and Refresh all call :meth:`LeaderboardTab.refresh`; the service looks the
+board up for the current vote files (computed once per change of the votes) and this module renders
+it. The public ``/leaderboard`` endpoint is the service's ``api``, its refusals shown as sentences.
 """
 
 from __future__ import annotations
 
-import itertools
-import json
-import tempfile
-import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import partial
 from html import escape
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import gradio as gr
 
-from sciarena.science.stats.stats import DEFAULT_MIN_BATTLES, StatsInputError, stats_from_columns
-from sciarena.core.errors import LeaderboardInputError
-from sciarena.board import (
-    PROVISIONAL_BATTLES,
-    compute_leaderboard,
-    history,
-    to_json,
-)
-from sciarena.board.board import (
-    OVERALL,
-    Board,
-    ModelFacts,
-    board_rows,
-    build_board,
-    rows_csv,
-    view_choices,
-)
-from sciarena.science.quality.vouch import load_votes
-from sciarena.wiring import Services
-from sciarena.votes.read.columns import read_columns
+from sciarena.board.board import OVERALL, Board
+from sciarena.board.service import PROVISIONAL_BATTLES, BoardService, ShownBoard, Snapshot
+from sciarena.core.errors import LeaderboardInputError, StatsInputError
 from sciarena.ui import board_data, board_html
-from sciarena.ui.board_memo import BoardMemo, fingerprint
 from sciarena.ui.board_parts import (
     RATING_CHOICES,
     BoardView,
@@ -70,19 +47,15 @@ recorded in votes. `python -m sciarena leaderboard --as-of DATE` prints the boar
 
 
 class LeaderboardTab:
-    def __init__(self, services: Services, *, clock: Callable[[], float] | None = None,
-                 warm_style: bool = True) -> None:
-        self.services = services
-        # The style-controlled fit takes seconds on 100k votes (the plain board tens of ms): after a
-        # plain board is computed, one background thread fits the style view of it, so the toggle
-        # finds it ready; a toggle before it ends waits for that same computation (the memo's lock).
-        self._warm_style = warm_style
-        self._warming: threading.Thread | None = None
-        self.memo = BoardMemo()
-        self._clock = clock or (lambda: datetime.now(timezone.utc).timestamp())
-        self._files_dir: Path | None = None
-        self._lock = threading.Lock()
-        self._stems = itertools.count()
+    def __init__(self, board: BoardService, pipeline_pairs: Sequence[tuple[str, str]] = (), *,
+                 deprecated: frozenset[str] = frozenset(),
+                 sampling: Callable[[float], dict[str, Any]] | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.board = board
+        self._pipeline_pairs = list(pipeline_pairs)  # (pipeline, base) display names
+        self._deprecated = deprecated  # catalogue models retired from battles (kept in the fit)
+        self._sampling = sampling  # how battles are shared out (Services.sampling_report), for the JSON
+        self._clock = clock  # the sampling shares' 30-day window ends now
 
     # ---- layout and wiring -------------------------------------------------------------------
     def build(self, tab: gr.Tab | None = None) -> BoardView:
@@ -91,13 +64,14 @@ class LeaderboardTab:
         from gradio.context import Context
 
         tab = tab or (Context.block if isinstance(Context.block, gr.Tab) else None)
-        view = build_layout(METHOD, pipelines=bool(self._pipeline_pairs()))
-        controls = [view.view_select, view.style, view.rating, view.all_columns]
+        view = build_layout(METHOD, pipelines=bool(self._pipeline_pairs), deprecated=bool(self._deprecated))
+        controls = [view.view_select, view.style, view.rating, view.all_columns, view.show_deprecated]
         show = partial(self.refresh, view)
         for control in (view.view_select, view.style, view.rating):
             control.change(show, controls, view.outputs, api_visibility="private", show_progress="minimal")
-        view.all_columns.change(partial(self.table_only, view), controls, [view.table], api_visibility="private",
-                                show_progress="hidden")
+        for control in (view.all_columns, view.show_deprecated):
+            control.change(partial(self.table_only, view), controls, [view.table], api_visibility="private",
+                           show_progress="hidden")
         # The Data section is computed when opened (never on the board's first load); once open,
         # Refresh and reopening the tab bring it up to date too (a memo lookup when no vote came).
         data_open = gr.State(False)
@@ -115,138 +89,96 @@ class LeaderboardTab:
 
     # ---- what the page shows -----------------------------------------------------------------
     def refresh(self, view: BoardView, view_key: str = OVERALL, style: bool = False,
-                rating: str = "bootstrap-mean", all_columns: bool = False) -> dict[Any, Any]:
+                rating: str = "bootstrap-mean", all_columns: bool = False,
+                show_deprecated: bool = False) -> dict[Any, Any]:
         """Every output of the tab for the current votes and the chosen view (dict keyed by component)."""
-        files = self.services.votes.files()
-        if not files:
+        snap = self.board.snapshot()
+        if snap is None:
             return view.empty("No votes yet. Votes appear here as soon as battles are voted on.")
-        fp = fingerprint(files)
         try:
-            table = self.memo.get(fp, ("table", False), lambda: load_votes(files, strict=False))
-            choices = view_choices(table)
-            if view_key not in {key for _, key in choices}:
-                view_key = OVERALL
-            shown = self.memo.get(fp, ("shown", view_key, bool(style), rating),
-                                  lambda: self._shown(table, view_key, bool(style), rating))
+            choices = self.board.views(snap)
+            shown = self.board.shown(snap, view_key, style=bool(style), rating=rating)
+            parts = self.board.cached(snap, ("rendered", shown.board.view, bool(style), rating),
+                                      lambda: self._render(shown, bool(style), rating))
         except LeaderboardInputError as err:
             return view.empty(f"The leaderboard cannot be computed yet: {err}")
-        if not style and self._warm_style:
-            self._warm(fp, table, view_key, rating)
         return {
-            view.summary: shown.summary, view.view_select: gr.update(choices=choices, value=view_key),
-            view.table: board_html.render_table(shown.rows, all_columns=bool(all_columns)),
-            view.style_info: shown.style_info, view.ratings_plot: shown.charts["ratings"],
-            view.win_plot: shown.charts["win"], view.battles_plot: shown.charts["battles"],
-            view.elo_info: shown.elo_info, view.history_plot: shown.charts["history"],
-            view.csv: shown.csv_path, view.json: shown.json_path, view.pipelines_info: shown.pipelines_info,
+            view.summary: parts.summary, view.view_select: gr.update(choices=choices, value=shown.board.view),
+            view.table: board_html.render_table(self._listed(shown.rows, bool(show_deprecated)),
+                                                all_columns=bool(all_columns)),
+            view.style_info: parts.style_info, view.ratings_plot: parts.charts["ratings"],
+            view.win_plot: parts.charts["win"], view.battles_plot: parts.charts["battles"],
+            view.elo_info: parts.elo_info, view.history_plot: parts.charts["history"],
+            view.csv: shown.csv_path, view.json: shown.json_path, view.pipelines_info: parts.pipelines_info,
         }
+
+    def _listed(self, rows: list[dict[str, Any]], show_deprecated: bool) -> list[dict[str, Any]]:
+        """The board's rows without the deprecated models unless asked (they stay in the fit either way)."""
+        deprecated = self._deprecated
+        return rows if show_deprecated or not deprecated else [r for r in rows if r["model"] not in deprecated]
 
     def data(self) -> str:
         """The Data section's HTML for the current votes: computed once per change of the votes."""
-        files = self.services.votes.files()
-        if not files:
+        snap = self.board.snapshot()
+        if snap is None:
             return "<p><em>No votes yet.</em></p>"
-        fp = fingerprint(files)
-
-        def compute() -> str:
-            # the columnar copy with texts: the same numbers as the `stats` CLI from its records,
-            # 0.03 s warm on 100,000 votes instead of 7.5 s for the records
-            raw = read_columns(files, copy=True, strict=False, texts=True).columns
-            return board_data.data_html(stats_from_columns(raw, ranked=self._ranked(fp, files)))
-
         try:
-            return self.memo.get(fp, ("data",), compute)
+            return self.board.cached(snap, ("data-html",), lambda: self._data_html(snap))
         except (LeaderboardInputError, StatsInputError) as err:
             return f"<p><em>The data statistics cannot be computed yet: {escape(str(err))}</em></p>"
 
     def data_if_open(self, is_open: bool) -> Any:
         return self.data() if is_open else gr.update()
 
-    def _ranked(self, fp: Any, files: Any) -> list[str]:
-        """The overall board's models with at least DEFAULT_MIN_BATTLES battles, best rating first
-        (what the stats CLI ranks by), from the memo: the top models the failure cases name."""
-        table = self.memo.get(fp, ("table", False), lambda: load_votes(files, strict=False))
-        shown = self.memo.get(fp, ("shown", OVERALL, False, "bootstrap-mean"),
-                              lambda: self._shown(table, OVERALL, False, "bootstrap-mean"))
-        rows = [r for r in shown.rows if r["battles"] >= DEFAULT_MIN_BATTLES]
-        return [r["model"] for r in sorted(rows, key=lambda r: -r["rating"])]
-
     def table_only(self, view: BoardView, view_key: str, style: bool, rating: str,
-                   all_columns: bool) -> dict[Any, Any]:
-        updates = self.refresh(view, view_key, style, rating, all_columns)
+                   all_columns: bool, show_deprecated: bool = False) -> dict[Any, Any]:
+        updates = self.refresh(view, view_key, style, rating, all_columns, show_deprecated)
         return {view.table: updates[view.table]}
 
     def api(self, min_battles: int = 100, method: str = "bt", style: str = "", rating: str = "bootstrap-mean",
-            as_of: str = "", by: str = "subject", bootstrap: int = 100, seed: int = 0) -> dict[str, Any]:
-        """The leaderboard as the CLI's ``--format json`` prints it for the same options.
+            as_of: str = "", by: str = "subject", bootstrap: int = 100, seed: int = 0,
+            show_deprecated: bool = False) -> dict[str, Any]:
+        """The leaderboard as the CLI's ``--format json`` prints it for the same options, plus how
+        battles are shared out (``"sampling"``: ``Services.sampling_report``).
 
-        ``style``: comma-separated features; ``by``: comma-separated breakdowns or "none"."""
-        files = self.services.votes.files()
-        if not files:
-            raise gr.Error("No votes yet.")
-        features = tuple(f.strip() for f in style.split(",") if f.strip())
-        groups = tuple(b.strip() for b in by.split(",") if b.strip() and b.strip() != "none")
-        fp = fingerprint(files)
-        key = ("api", int(min_battles), method, features, rating, as_of.strip(), groups, int(bootstrap), int(seed))
+        ``style``: comma-separated features; ``by``: comma-separated breakdowns or "none";
+        ``bootstrap`` at most 1,000 rounds. Deprecated catalogue models stay in the fit; their rows are
+        left out unless ``show_deprecated``."""
         try:
-            def compute() -> dict[str, Any]:
-                table = self.memo.get(fp, ("table", bool(features)),
-                                      lambda: load_votes(files, strict=False, texts=bool(features)))
-                if as_of.strip():
-                    table = history.as_of(table, history.parse_cutoff(as_of)).table
-                board = compute_leaderboard(table, bootstrap=int(bootstrap), seed=int(seed),
-                                            min_battles=int(min_battles), by=groups, method=method,
-                                            style=features, rating=rating)
-                return json.loads(to_json(board, getattr(table, "excluded", None)))
-
-            return self.memo.get(fp, key, compute)
+            board = self.board.api(min_battles=min_battles, method=method, style=style, rating=rating,
+                                   as_of=as_of, by=by, bootstrap=bootstrap, seed=seed)
         except LeaderboardInputError as err:
             raise gr.Error(str(err)) from None
+        out = dict(board)
+        if not show_deprecated:
+            out["models"] = [m for m in board["models"] if m["model"] not in self._deprecated]
+        out["deprecated_models"] = sorted(self._deprecated)
+        if self._sampling is not None:
+            out["sampling"] = self._sampling(self._clock())
+        return out
 
-    def _warm(self, fp: Any, table: Any, view_key: str, rating: str) -> None:
-        key = ("shown", view_key, True, rating)
-        with self._lock:
-            if self._warming is not None and self._warming.is_alive():
-                return  # one at a time: a busy arena must not start a fit per vote
+    # ---- rendered once per (votes, view) -----------------------------------------------------
+    def _render(self, shown: ShownBoard, style: bool, rating: str) -> "_Rendered":
+        board = shown.board
+        return _Rendered(summary=self._summary(shown, rating), style_info=style_html(board, style),
+                         elo_info=elo_html(board), charts=charts(board),
+                         pipelines_info=pipelines_html(board, self._pipeline_pairs))
 
-            def run() -> None:
-                try:
-                    self.memo.get(fp, key, lambda: self._shown(table, view_key, True, rating))
-                except LeaderboardInputError:
-                    pass  # the toggle will show the reason
+    def _data_html(self, snap: Snapshot) -> str:
+        return board_data.data_html(self.board.data(snap))
 
-            self._warming = threading.Thread(target=run, name="board-style-warmup", daemon=True)
-            self._warming.start()
-
-    def wait_warm(self, timeout: float | None = None) -> None:
-        """Wait for the background style fit (tests, benchmarks)."""
-        thread = self._warming
-        if thread is not None:
-            thread.join(timeout)
-
-    # ---- computed once per (votes, view) -----------------------------------------------------
-    def _shown(self, table: Any, view_key: str, style: bool, rating: str) -> "_Shown":
-        board = build_board(table, view_key, style=style, rating=rating)
-        rows = board_rows(board, self._facts())
-        stem = self._dir() / f"board-{next(self._stems)}"
-        csv_path, json_path = stem.with_suffix(".csv"), stem.with_suffix(".json")
-        csv_path.write_text(rows_csv(rows), encoding="utf-8")
-        json_path.write_text(to_json(board.styled or board.plain, getattr(table, "excluded", None)), encoding="utf-8")
-        return _Shown(summary=self._summary(board, table, rating), rows=rows,
-                      style_info=style_html(board, style), elo_info=elo_html(board),
-                      charts=charts(board), csv_path=str(csv_path), json_path=str(json_path),
-                      pipelines_info=pipelines_html(board, self._pipeline_pairs()))
-
-    def _summary(self, board: Board, table: Any, rating: str) -> str:
+    def _summary(self, shown: ShownBoard, rating: str) -> str:
+        board: Board = shown.board
+        table = shown.table
         lb = board.plain
         up_to = "" if board.last_vote is None else (
             " up to " + datetime.fromtimestamp(board.last_vote, timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
-        now = datetime.fromtimestamp(self._clock(), timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-        shown = "bootstrap mean of 100 rounds" if rating == "bootstrap-mean" else "point estimate (fitted coefficient)"
+        now = datetime.fromtimestamp(shown.computed_at, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        kind = "bootstrap mean of 100 rounds" if rating == "bootstrap-mean" else "point estimate (fitted coefficient)"
         votes = f"{lb.total_votes:,} vote" + ("" if lb.total_votes == 1 else "s")
         text = (f"Computed from **{votes}**{up_to}, at {now}. {len(lb.rows)} models "
                 f"({', '.join(f'{k} {v:,}' for k, v in lb.outcomes.items())}). "
-                f"Rating shown: **{shown}**; 95% CI: 2.5–97.5 bootstrap percentiles.")
+                f"Rating shown: **{kind}**; 95% CI: 2.5–97.5 bootstrap percentiles.")
         if board.view != OVERALL:
             text += f" View: votes of {board.view.split(':', 1)[1]} only ({table.n_votes:,} votes in all)."
         if lb.skipped:
@@ -256,34 +188,13 @@ class LeaderboardTab:
             text += f" {note}"
         return text
 
-    def _pipeline_pairs(self) -> list[tuple[str, str]]:
-        """(pipeline, base) display names of the catalogue's pipeline contestants, active or not."""
-        specs = list(self.services.pool.active) + [spec for spec, _ in self.services.pool.inactive]
-        return [(s.name, s.base.name) for s in specs if s.base is not None]
-
-    def _facts(self) -> dict[str, ModelFacts]:
-        specs = list(self.services.pool.active) + [spec for spec, _ in self.services.pool.inactive]
-        return {s.name: ModelFacts(organisation=s.organisation, open_weights=None if s.offline else s.open_weights,
-                                   release=getattr(s, "release", None), licence=getattr(s, "licence", None),
-                                   price_input_per_m=s.price_input_per_m, price_output_per_m=s.price_output_per_m)
-                for s in specs}
-
-    def _dir(self) -> Path:
-        with self._lock:
-            if self._files_dir is None:
-                self._files_dir = Path(tempfile.mkdtemp(prefix="sciarena-board-"))
-            return self._files_dir
-
 
 @dataclass(frozen=True)
-class _Shown:
+class _Rendered:
     summary: str
-    rows: list[dict[str, Any]]
     style_info: str
     elo_info: str
     charts: dict[str, str]
-    csv_path: str
-    json_path: str
     pipelines_info: str
 
 

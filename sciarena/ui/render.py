@@ -17,7 +17,6 @@ from typing import Callable, Sequence
 from urllib.parse import quote, urlsplit
 
 from sciarena.core.types import Battle, ModelSpec, Paper, PipelineReport, Reference, Retrieval, SideResult
-from sciarena.votes.schema import cited_references
 
 EXAMPLE_QUESTIONS: dict[str, tuple[str, ...]] = {
     "Natural Science": (
@@ -365,18 +364,18 @@ def references_markdown(references: Sequence[Reference], own: frozenset[int] = f
 
 
 def cited_markdown(side: SideResult | None, retrieval: Retrieval) -> str:
-    """The references one answer cited, in order of first citation."""
+    """The references one answer cited, in order of their numbers."""
     if side is None or side.answer is None:
         return ""
     own = frozenset(r.number for r in side.extra_references)
-    return references_markdown(cited_references(retrieval, side), own)
+    return references_markdown(side.cited_references(retrieval), own)
 
 
 def cited_for_answer(side: SideResult | None, retrieval: Retrieval) -> tuple[Reference, ...]:
     """The ``references`` to pass to answer_markdown for a finished side: the ones listed under it."""
     if side is None or side.answer is None:
         return ()
-    return tuple(cited_references(retrieval, side))
+    return tuple(side.cited_references(retrieval))
 
 
 # ------------------------------------------------------------------------------ status and reveal

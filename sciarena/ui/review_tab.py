@@ -10,17 +10,13 @@ the blind vote the original vote — never model names or the battle's id.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import gradio as gr
 
 from sciarena.core.errors import SciArenaError
-from sciarena.science.review import AUDIT_LABELS, ReviewDesk, ReviewSession
 from sciarena.ui import render
-from sciarena.votes.store.reviews import LocalReviewStore
-
-if TYPE_CHECKING:
-    from sciarena.wiring import Services
+from sciarena.wiring import AUDIT_LABELS, ReviewDesk, ReviewSession, Services
 
 Updates = dict[Any, Any]
 REVIEW_VOTES = (("review-vote-a", "A is better", "A"), ("review-vote-b", "B is better", "B"),
@@ -123,21 +119,9 @@ def _message(text: str) -> str:
     return f"⚠ {render.escape(text)}"
 
 
-def open_desk(services: "Services") -> ReviewDesk:
-    """The desk for the app's settings: reviews beside the votes, battles from the app's vote files."""
-    from sciarena.votes.read.records import read_records
-
-    settings = services.settings
-    sync = services.review_sync  # None when reviews stay local (no votes dataset configured)
-    store = LocalReviewStore(settings.data_dir, external_lock=sync.lock if sync else None)
-    return ReviewDesk(reviewers=settings.reviewers, salt=settings.id_salt, store=store,
-                      votes=lambda: read_records(services.votes.files(refresh=False)),
-                      repeat_days=settings.review_repeat_days, seed=settings.seed)
-
-
-def build(services: "Services", desk: ReviewDesk | None = None) -> ReviewHandlers:
+def build(services: Services, desk: ReviewDesk | None = None) -> ReviewHandlers:
     """Lay out and wire the tab inside the current gr.Tab; returns its handlers (tests drive them)."""
-    desk = desk or open_desk(services)
+    desk = desk or services.review_desk()
     gr.Markdown(HOW_TO)
     if services.settings.oauth_enabled:
         gr.LoginButton()

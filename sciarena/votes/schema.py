@@ -14,13 +14,19 @@ import json
 from typing import Any, Mapping
 
 from sciarena import __version__
-from sciarena.core.types import QuestionLabels, Reference, Retrieval, SideResult, Vote
+from sciarena.core.types import QuestionLabels, Reference, SideResult, Vote
 
-SCHEMA_VERSION = 3  # 2 added question_type_labeller and subject_labeller; 3 added pipeline_a/b
+# Vote shards are <data_dir>/votes/<date>/votes-<uuid>.jsonl, locally and in the votes dataset's data/.
+VOTE_GLOB = "*/votes-*.jsonl"
+
+# 2 added question_type_labeller and subject_labeller; 3 added pipeline_a/b; 4 added subject_source and
+# subject_labelled (the asker may change the field the labeller proposed), shared and shared_reason
+SCHEMA_VERSION = 4
 
 # --- the vote vocabulary -----------------------------------------------------------------------------
 OUTCOME_A, OUTCOME_B, OUTCOME_TIE, OUTCOME_BAD = 0, 1, 2, 3
 OUTCOMES: tuple[str, ...] = ("A", "B", "tie", "bad")  # the label we write for each outcome code
+OUTCOME_NAMES = {"A": "A better", "B": "B better", "tie": "Tie", "bad": "Both bad"}  # how pages and tables say them
 
 # Normalised (stripped, lower-cased) vote labels → outcome. The released data mixes cases;
 # FastChat battle files name the winner (``winner`` ∈ model_a, model_b, tie, tie (bothbad)) and its
@@ -93,12 +99,20 @@ OWN_FIELDS: tuple[str, ...] = (
     "masked_a",  # a model name the question shares with the catalogue was hidden in this answer until the vote
     "masked_b",
     "question_type_labeller",  # who gave question_type: "offline:rules:category" or a catalogue model's name
-    "subject_labeller",  # who gave subject, likewise ("offline:rules:discipline" for the rules)
+    "subject_labeller",  # who gave subject_labelled ("offline:classifier:discipline" offline, or a model's name)
+    # who decided subject: "asker" (changed the field the vote bar proposed), "labeller" (the offline one) or
+    # "model" (a catalogue model); null in records written before schema 4
+    "subject_source",
+    "subject_labelled",  # the labeller's field (equal to subject unless the asker changed it)
     # JSON text of a multi-step contestant's report (types.PipelineReport: steps, calls, extra passages,
     # verification counts); null for a plain model. Text, so the column's type never varies.
     "pipeline_a",
     "pipeline_b",
     "app_version",
+    # The voter's share choice (added in version 4): ``shared`` gives the battle a read-only link;
+    # ``shared_reason`` lets that view show the reason. Null in older records: not shared.
+    "shared",
+    "shared_reason",
 )
 
 VOTE_FIELDS: tuple[str, ...] = RELEASED_FIELDS + OWN_FIELDS
@@ -131,13 +145,6 @@ def citation_record(reference: Reference) -> dict[str, Any]:
     }
 
 
-def cited_references(retrieval: Retrieval, side: SideResult) -> list[Reference]:
-    """The references one answer cited, in order of first citation (its own extra ones included)."""
-    by_number = {r.number: r for r in side.references(retrieval)}
-    cited = side.answer.cited if side.answer else ()
-    return [by_number[n] for n in cited if n in by_number]
-
-
 def pipeline_json(side: SideResult) -> str | None:
     """A side's pipeline report as JSON text, or None for a single-call contestant."""
     return None if side.report is None else json.dumps(side.report.to_dict(), sort_keys=True)
@@ -160,8 +167,8 @@ def vote_record(vote: Vote, labels: QuestionLabels | None = None) -> dict[str, A
         "modelA": battle.model_a.name,
         "modelB": battle.model_b.name,
         "vote": vote.choice,
-        "citations_a": [citation_record(r) for r in cited_references(battle.retrieval, a)],
-        "citations_b": [citation_record(r) for r in cited_references(battle.retrieval, b)],
+        "citations_a": [citation_record(r) for r in a.cited_references(battle.retrieval)],
+        "citations_b": [citation_record(r) for r in b.cited_references(battle.retrieval)],
         "question_type": (labels.question_type if labels else battle.question_type) or None,
         "subject": (labels.subject if labels else battle.subject) or None,
         "schema_version": SCHEMA_VERSION,
@@ -193,9 +200,13 @@ def vote_record(vote: Vote, labels: QuestionLabels | None = None) -> dict[str, A
         "masked_b": b.answer.masked,
         "question_type_labeller": labels.question_type_labeller if labels else None,
         "subject_labeller": labels.subject_labeller if labels else None,
+        "subject_source": labels.subject_source if labels and labels.subject else None,
+        "subject_labelled": (labels.subject_labelled or None) if labels else None,
         "pipeline_a": pipeline_json(a),
         "pipeline_b": pipeline_json(b),
         "app_version": __version__,
+        "shared": bool(vote.shared),
+        "shared_reason": bool(vote.shared and vote.shared_reason),
     }
     assert tuple(record) == VOTE_FIELDS, "vote_record and VOTE_FIELDS drifted apart"
     return record

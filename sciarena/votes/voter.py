@@ -10,10 +10,17 @@ call it. Every id is a salted SHA-256, never the raw value, so a published recor
 - else the Gradio session hash → ``anon-`` + hash of it, as before the browser key existed:
   stable within one visit only.
 
+The client address is not an identity (many people share one, one person can have several) but it
+is what a client rotating sessions or keys cannot rotate as cheaply: :func:`address_key` hashes it
+(``addr-``, its own tag) for the abuse limits, which count it alongside the voter id. It is never
+stored, logged or part of a vote record. :func:`client_address` picks it from the proxy chain:
+with ``hops`` trusted proxies in front (a Space: 1), the address the outermost one saw, i.e. the
+``hops``-th entry of X-Forwarded-For from the right — not the first, which the client can write.
+
 Each input is hashed with its own tag, so a username and a key with the same text never share an
 id. The salt (``SCIARENA_ID_SALT``) must be secret where ids are published: HF usernames are
 public, and an unsalted hash of one is undone by hashing the list of usernames
-(:func:`check_salt`). An IP address is never an input.
+(:func:`check_salt`). An IP address is never an input to a voter id.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from dataclasses import dataclass
 from sciarena.core.errors import ConsentMissing
 
 ANON_PREFIX = "anon-"
+ADDRESS_PREFIX = "addr-"
 SIGNED_IN_PREFIX = "hf-"
 CONSENT_LABEL = "I agree to the terms of use (see “Read the terms” beside this box)"
 _DIGEST_HEX = 16  # 64 bits: no collisions among any plausible number of voters
@@ -40,6 +48,7 @@ class Visitor:
     username: str | None = None  # Hugging Face OAuth username when signed in
     browser_key: str | None = None  # a random token the browser keeps in local storage across visits
     session_hash: str | None = None  # Gradio's per-visit session id (never an IP address)
+    address: str | None = None  # the client address (client_address): only hashed, for the limits; never stored
 
 
 def _digest(salt: str, tag: str, value: str) -> str:
@@ -64,6 +73,28 @@ def voter_id(visitor: Visitor | None, salt: str) -> str:
         # untagged: the ids of session-only votes are unchanged from earlier versions
         return ANON_PREFIX + _digest(salt, "", visitor.session_hash)
     return ""
+
+
+def client_address(forwarded_for: str | None, peer: str | None, hops: int) -> str | None:
+    """The client's address behind ``hops`` trusted proxies (module docstring); None when unknown."""
+    chain = [part.strip() for part in (forwarded_for or "").split(",") if part.strip()]
+    if peer:
+        chain.append(peer.strip())
+    if not chain:
+        return None
+    return chain[max(0, len(chain) - 1 - max(0, hops))]
+
+
+def address_key(visitor: Visitor | None, salt: str) -> str | None:
+    """The salted hash of the visitor's address, counted by the abuse limits; None when unknown."""
+    address = ((visitor.address if visitor else None) or "").strip()
+    return ADDRESS_PREFIX + _digest(salt, "ip:", address) if address else None
+
+
+def limit_keys(visitor: Visitor | None, salt: str) -> tuple[str, ...]:
+    """Every key a visitor's battles and votes count against: the voter id and the address."""
+    keys = (voter_id(visitor, salt), address_key(visitor, salt))
+    return tuple(k for k in keys if k)
 
 
 def check_salt(salt: str, public: bool) -> None:

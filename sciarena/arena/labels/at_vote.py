@@ -4,17 +4,32 @@ The arena may be configured with a model for either task; the offline rules stan
 none is configured, when the model's reply names no label, or when its call fails, so a
 labelling problem never blocks a battle or a vote. Each label is recorded with the name
 of the labeller that actually produced it.
+
+The discipline has a third source, the asker: when a battle's answers are complete the vote bar
+shows ``suggest_subject`` (the offline classifier: free, so every finished battle can show one) as a
+choice, and a changed choice is the vote's ``subject`` with ``subject_source`` "asker"
+(``with_asker_subject``); the labeller's own field stays in ``subject_labelled``.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from sciarena.arena.labels import rules as classify
+from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
 from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Labeller, LLMLabeller
-from sciarena.core.types import QuestionLabels, Retrieval
+from sciarena.core.types import (  # noqa: F401 (the field vocabulary, re-exported for the arena's callers)
+    ASKER_FIELDS,
+    OTHER_FIELD,
+    SOURCE_ASKER,
+    SOURCE_LABELLER,
+    SOURCE_MODEL,
+    SUBJECT_SOURCES,
+    QuestionLabels,
+    Retrieval,
+)
 
 if TYPE_CHECKING:
     from sciarena.providers.registry import Models
@@ -26,21 +41,31 @@ log = logging.getLogger(__name__)
 LABEL_TIMEOUT_S = 5.0
 
 
+
 @dataclass(frozen=True)
 class ArenaLabeller:
-    """The configured labellers (None = the offline rules) with the rules as fallback."""
+    """The configured labellers (None = offline) with the offline ones as fallback: the keyword rules
+    for the category, the text classifier (discipline_text.py) for the discipline."""
 
     category: Labeller | None = None
     discipline: Labeller | None = None
+    offline_discipline: TextDisciplineLabeller = field(default_factory=TextDisciplineLabeller)
+
+    def suggest_subject(self, question: str) -> str:
+        """The field the vote bar shows before the vote: the offline classifier's (no paid call)."""
+        return self.offline_discipline.label(question).value
 
     def label(self, question: str, retrieval: Retrieval | None = None) -> QuestionLabels:
+        """``retrieval`` is no longer needed (the classifier reads the question); kept for callers."""
         question_type, by = self._ask(self.category, question)
         if not question_type:
             question_type, by = classify.classify_question(question), f"{OFFLINE_NAME}:{CATEGORY.name}"
         subject, subject_by = self._ask(self.discipline, question)
+        source = SOURCE_MODEL
         if not subject:
-            subject, subject_by = classify.label_subject(question, retrieval), f"{OFFLINE_NAME}:{DISCIPLINE.name}"
-        return QuestionLabels(question_type, by, subject, subject_by)
+            offline = self.offline_discipline.label(question)
+            subject, subject_by, source = offline.value, offline.labeller, SOURCE_LABELLER
+        return QuestionLabels(question_type, by, subject, subject_by, source)
 
     @staticmethod
     def _ask(labeller: Labeller | None, question: str) -> tuple[str, str]:
@@ -49,15 +74,15 @@ class ArenaLabeller:
         try:
             label = labeller.label(question)
         except Exception as err:  # a provider error, or a bug: either way the vote must still be stored
-            log.warning("labeller %s failed (%s); using the offline rules", labeller.name, type(err).__name__)
+            log.warning("labeller %s failed (%s); using the offline labeller", labeller.name, type(err).__name__)
             return "", ""
         if not label.valid:
-            log.warning("labeller %s gave no %s label; using the offline rules", labeller.name, labeller.task.name)
+            log.warning("labeller %s gave no %s label; using the offline labeller", labeller.name, labeller.task.name)
             return "", ""
         return label.value, label.labeller
 
 
-def open_arena_labeller(name: str, models: "Models", timeout_s: float = LABEL_TIMEOUT_S) -> ArenaLabeller:
+def open_arena_labeller(name: str, models: Models, timeout_s: float = LABEL_TIMEOUT_S) -> ArenaLabeller:
     """The arena's labeller for SCIARENA_LABEL_MODEL: "" or OFFLINE_NAME → the rules; a catalogue
     model's name → that model for both tasks, each call bounded by ``timeout_s``.
 
@@ -71,7 +96,7 @@ def open_arena_labeller(name: str, models: "Models", timeout_s: float = LABEL_TI
 
     spec, provider = models.pick(name, "SCIARENA_LABEL_MODEL")
     if spec.offline:
-        from sciarena.providers.catalogue import CatalogueError
+        from sciarena.core.errors import CatalogueError
 
         raise CatalogueError(f"SCIARENA_LABEL_MODEL: {spec.name!r} is an offline answer generator, not a "
                              f"labeller; leave it empty (or {OFFLINE_NAME}) for the keyword rules.")

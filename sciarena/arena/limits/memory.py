@@ -11,7 +11,20 @@ import math
 import threading
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from sciarena.arena.limits.rules import BATTLE, DAY, HOUR, VOTE, Lease, Limits, busy, is_paid, over_share, refusal
+from sciarena.arena.limits.rules import (
+    BATTLE,
+    DAY,
+    HOUR,
+    VOTE,
+    Keys,
+    Lease,
+    Limits,
+    busy,
+    is_paid,
+    key_list,
+    over_share,
+    refusal,
+)
 
 if TYPE_CHECKING:
     from sciarena.core.types import ModelSpec
@@ -27,7 +40,7 @@ class Limiter:
         self._clock = clock
         self._lock = threading.Lock()
         self._events: dict[tuple[str, str], list[float]] = {}  # (kind, voter key) → times, oldest first
-        self._running: dict[int, tuple[float, str | None]] = {}  # lease number → (expiry time, voter key)
+        self._running: dict[int, tuple[float, tuple[str, ...]]] = {}  # lease number → (expiry, holder keys)
         self._numbers = itertools.count()
         self._swept = -math.inf
 
@@ -56,38 +69,42 @@ class Limiter:
         for entry in [e for e, times in self._events.items() if not times or times[-1] <= now - DAY]:
             del self._events[entry]
 
-    def check_battle(self, key: str | None) -> None:
-        """Refuse early (before retrieval) a visitor already at a battle limit; records nothing."""
-        if key is None:
-            return
+    def check_battle(self, key: Keys) -> None:
+        """Refuse early (before retrieval) a visitor already at a battle limit under any of its keys;
+        records nothing."""
+        keys = key_list(key)
         with self._lock:
-            self._over(BATTLE, key, self._clock())
+            now = self._clock()
+            for k in keys:
+                self._over(BATTLE, k, now)
 
-    def start_battle(self, key: str | None, specs: Iterable["ModelSpec"]) -> Lease:
-        """Count a battle between ``specs`` for ``key`` (None: nobody to count it for) and take a slot
-        when it is paid; all or nothing, under one lock."""
+    def start_battle(self, key: Keys, specs: Iterable["ModelSpec"]) -> Lease:
+        """Count a battle between ``specs`` under every key (None: nobody to count it for) and take a
+        slot when it is paid; all or nothing, under one lock."""
+        keys = key_list(key)
         specs = tuple(specs)
         counted, paid = self.limits.counts_battle(specs), is_paid(specs)
         if not counted and not paid:
             return Lease()
         with self._lock:
             now = self._clock()
-            if counted and key is not None:
-                self._over(BATTLE, key, now)
+            for k in (keys if counted else ()):
+                self._over(BATTLE, k, now)
             number = None
             if paid and self.limits.max_paid_battles:
                 for lease in [n for n, (expiry, _) in self._running.items() if expiry <= now]:
                     del self._running[lease]
                 share = self.limits.max_paid_per_visitor
-                held = sorted(expiry for expiry, holder in self._running.values() if holder == key)
-                if key is not None and share and len(held) >= share:
-                    raise over_share(share, held[len(held) - share] - now)  # its oldest slot frees one
+                for k in (keys if share else ()):  # a voter id or an address holds at most its share
+                    held = sorted(expiry for expiry, holders in self._running.values() if k in holders)
+                    if len(held) >= share:
+                        raise over_share(share, held[len(held) - share] - now)  # its oldest slot frees one
                 if len(self._running) >= self.limits.max_paid_battles:
                     raise busy(min(expiry for expiry, _ in self._running.values()) - now)
                 number = next(self._numbers)
-                self._running[number] = (now + self.limits.lease_s, key)
-            if counted and key is not None:
-                self._record(BATTLE, key, now)
+                self._running[number] = (now + self.limits.lease_s, keys)
+            for k in (keys if counted else ()):
+                self._record(BATTLE, k, now)
         return Lease(None if number is None else lambda: self._free(number))
 
     def _free(self, number: int) -> None:
@@ -105,18 +122,22 @@ class Limiter:
             now = self._clock()
             return sum(1 for expiry, _ in self._running.values() if expiry > now)
 
-    def reserve_vote(self, key: str) -> Callable[[], None]:
-        """Count one vote for ``key`` or raise RateLimitedVisitor; returns the undo for a vote that
-        was then not stored."""
+    def reserve_vote(self, key: Keys) -> Callable[[], None]:
+        """Count one vote under every key or raise RateLimitedVisitor (nothing counted); returns the
+        undo for a vote that was then not stored."""
+        keys = key_list(key)
         with self._lock:
             now = self._clock()
-            self._over(VOTE, key, now)
-            self._record(VOTE, key, now)
+            for k in keys:
+                self._over(VOTE, k, now)
+            for k in keys:
+                self._record(VOTE, k, now)
 
         def undo() -> None:
             with self._lock:
-                times = self._events.get((VOTE, key), [])
-                at = bisect.bisect_left(times, now)
-                if at < len(times) and times[at] == now:
-                    del times[at]
+                for k in keys:
+                    times = self._events.get((VOTE, k), [])
+                    at = bisect.bisect_left(times, now)
+                    if at < len(times) and times[at] == now:
+                        del times[at]
         return undo

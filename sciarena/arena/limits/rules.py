@@ -8,6 +8,10 @@ rotates its keys. A battle is *paid* when either contestant is not offline (``Mo
 offline demo battles are counted only with ``limit_offline``. Votes count whatever the battle:
 they are about the leaderboard, not the bill.
 
+A visitor is counted under several keys at once — its hashed voter id and its hashed client address
+(``votes.voter.limit_keys``) — and refused when *any* of them is at a limit, so a client that rotates
+sessions or browser keys still meets the limits of its address.
+
 Windows slide: each counted event keeps its time, and a rule counts the events younger than its
 window, so there is no reset at midnight to line up for. Over a limit, the check raises a typed
 error (core/errors.py) whose message is one sentence for the visitor, before anything is started or
@@ -24,7 +28,7 @@ from __future__ import annotations
 import math
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol, Sequence, TypeVar
 
 from sciarena.core.errors import ArenaBusy, RateLimitedVisitor
 
@@ -35,6 +39,14 @@ if TYPE_CHECKING:
 HOUR, DAY = 3600.0, 86400.0
 BATTLE, VOTE = "battle", "vote"
 _T = TypeVar("_T")
+Keys = str | Sequence[str] | None  # one key, several (each counted and checked), or nobody to count
+
+
+def key_list(keys: Keys) -> tuple[str, ...]:
+    """The distinct keys to count, in order; () for nobody."""
+    if keys is None:
+        return ()
+    return tuple(dict.fromkeys([keys] if isinstance(keys, str) else keys))
 
 
 @dataclass(frozen=True)
@@ -147,10 +159,10 @@ class VisitorLimits(Protocol):
 
     limits: Limits
 
-    def check_battle(self, key: str | None) -> None: ...
+    def check_battle(self, key: Keys) -> None: ...
 
-    def start_battle(self, key: str | None, specs: Iterable["ModelSpec"]) -> Lease: ...
+    def start_battle(self, key: Keys, specs: Iterable["ModelSpec"]) -> Lease: ...
 
-    def reserve_vote(self, key: str) -> Callable[[], None]: ...
+    def reserve_vote(self, key: Keys) -> Callable[[], None]: ...
 
     def running(self) -> int: ...

@@ -22,8 +22,8 @@ from typing import Any
 
 from sciarena.core.errors import EvaluationInputError
 from sciarena.core.files import atomic_output
-from sciarena.votes.schema import OUTCOMES, outcome_of
 from sciarena.core.types import DISCIPLINES
+from sciarena.votes.schema import OUTCOMES, outcome_of
 
 DEFAULT_PER_SIDE = 250
 

@@ -16,11 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sciarena.core.errors import EvaluationInputError
-from sciarena.science.evaluation.benchmark import EvalItem
 from sciarena.answer.clean import strip_reasoning
-from sciarena.providers.calls import complete
+from sciarena.core.errors import EvaluationInputError
 from sciarena.core.types import ModelSpec, Provider, Usage
+from sciarena.providers.calls import complete
+from sciarena.science.evaluation.benchmark import EvalItem
 
 if TYPE_CHECKING:
     from sciarena.core.settings import Settings

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from sciarena.core.errors import EvaluationInputError, SciArenaError
-from sciarena.science.evaluation.benchmark import EvalItem
-from sciarena.science.evaluation.judge import Judge, Reply
 from sciarena.core.files import ResumeLog
 from sciarena.providers.paid_calls import run_calls
+from sciarena.science.evaluation.benchmark import EvalItem
+from sciarena.science.evaluation.judge import Judge, Reply
 
 log = logging.getLogger(__name__)
 

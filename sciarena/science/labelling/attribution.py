@@ -187,7 +187,10 @@ def side_verdicts(side: SidePairs, verdicts: Mapping[str, str]) -> list[str] | N
 # ---------------------------------------------------------------- our hand-labelled pairs
 
 PAIRS_FILE = PACKAGE_DIR / "data" / "eval" / "attribution_pairs.jsonl"
-PAIR_SPLITS = ("train", "test")  # train: the threshold is calibrated on it; test: held out
+# train: the threshold is calibrated on it; test: held out; copied: held out, added for issue 23 —
+# sentences copied from their passage, copied clauses, framing sentences quoting a title, and the same
+# sentences turned round (contradicting) or cited against another paper (irrelevant)
+PAIR_SPLITS = ("train", "test", "copied")
 
 
 @dataclass(frozen=True)

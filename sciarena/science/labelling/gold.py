@@ -11,8 +11,9 @@ from sciarena.core.types import DISCIPLINES, QUESTION_TYPES
 
 LABELS_FILE = PACKAGE_DIR / "data" / "eval" / "question_labels.jsonl"
 # dev: the rules were tuned on it; test: held out from tuning (but written by the rules' author,
-# who had read it); fresh: written after the rules were frozen.
-SPLITS = ("dev", "test", "fresh")
+# who had read it); fresh: written after the rules were frozen; fresh2: written after the discipline
+# classifier (arena/labels/discipline_text.py) was frozen, and never trained or tuned on.
+SPLITS = ("dev", "test", "fresh", "fresh2")
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,11 @@ class LabelledQuestion:
     discipline: str  # one of types.DISCIPLINES
     split: str  # one of SPLITS
     note: str = ""  # why the label is not obvious, when it is not
+    also: str = ""  # a second discipline also counted right: the question sits between two fields
+
+    def discipline_right(self, predicted: str) -> bool:
+        """Whether ``predicted`` is an accepted discipline (the gold one, or ``also`` when set)."""
+        return predicted == self.discipline or (bool(self.also) and predicted == self.also)
 
 
 def load_labelled_questions(path: str | Path = LABELS_FILE) -> list[LabelledQuestion]:
@@ -34,8 +40,9 @@ def load_labelled_questions(path: str | Path = LABELS_FILE) -> list[LabelledQues
         record = json.loads(line)
         item = LabelledQuestion(id=record["id"], question=record["question"], category=record["category"],
                                 discipline=record["discipline"], split=record["split"],
-                                note=record.get("note", ""))
-        if item.category not in QUESTION_TYPES or item.discipline not in DISCIPLINES or item.split not in SPLITS:
+                                note=record.get("note", ""), also=record.get("also", ""))
+        if (item.category not in QUESTION_TYPES or item.discipline not in DISCIPLINES or item.split not in SPLITS
+                or (item.also and (item.also not in DISCIPLINES or item.also == item.discipline))):
             raise ValueError(f"{path}: line {number} has an unknown category, discipline or split")
         out.append(item)
     return out

@@ -11,16 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sciarena.core.errors import SciArenaError
 from sciarena.arena.labels.labellers import OFFLINE_NAME, Complete, Labeller, LLMLabeller, Task, rule_labeller
+from sciarena.core.errors import LabellingInputError, SciArenaError
 from sciarena.core.types import ModelSpec, Provider
 
 if TYPE_CHECKING:
     from sciarena.core.settings import Settings
-
-
-class LabellingInputError(SciArenaError):
-    """Unusable input for a labelling command (votes, output file, model name); the message says which."""
 
 
 def provider_complete(provider: Provider, spec: ModelSpec) -> Complete:
@@ -37,7 +33,7 @@ def usable_model(name: str, settings: "Settings", *, option: str, role: str, job
     ``error`` (in the command's words: its ``option``, the ``role`` and ``job`` of the model, and
     ``offline`` = (the offline choice's name, short and long description)) for an unknown name,
     an offline answer generator (it writes answers, it cannot label) or a missing key."""
-    from sciarena.providers.catalogue import CatalogueError
+    from sciarena.core.errors import CatalogueError
     from sciarena.providers.registry import open_models
 
     offline_name, short, long = offline

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sciarena.core.errors import SciArenaError
-from sciarena.core.files import ResumeLog
 from sciarena.arena.labels.labellers import MAX_RAW_CHARS, Label, Labeller
 from sciarena.arena.labels.prompts import INVALID
+from sciarena.core.errors import SciArenaError
+from sciarena.core.files import ResumeLog
 from sciarena.providers.paid_calls import run_calls
 
 log = logging.getLogger(__name__)

@@ -9,16 +9,23 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from sciarena.votes.schema import VOTE_LABELS
 from sciarena.science.quality.anomaly import a5_test
 from sciarena.science.quality.directional import consensus_test, holm, position_test
 from sciarena.science.quality.report import DEFAULT_ALPHA, QualityReport, TestResult, VoterReport
+from sciarena.votes.schema import VOTE_LABELS
 
 A5, POSITION, CONSENSUS = "a5_fisher", "position", "consensus"
+# No voter is flagged (excluded) — or, by the same rule, readmitted — on a small history: on fewer than
+# MIN_VOTER_VOTES of its own votes, or fewer than MIN_HISTORY votes by everybody else, the consensus
+# fit rests on a handful of votes and one other person's vote can swing it (p 1e-21 → 0.07 in
+# tests/test_stable_flags.py). Such a voter's votes count; the campaign check sees them in aggregate.
+MIN_VOTER_VOTES = 20
+MIN_HISTORY = 200
 TESTS: tuple[str, ...] = (A5, POSITION, CONSENSUS)
 NO_VOTER_IDS = ("the votes carry no voter ids (the released SciArena data has none): "
                 "nothing to check")
@@ -39,6 +46,7 @@ class VoteArrays:
     b: np.ndarray
     outcome: np.ndarray
     skipped: Mapping[str, int] = field(default_factory=dict)
+    times: np.ndarray | None = None  # epoch seconds per vote (NaN: untimed); None when unknown
 
     def __post_init__(self) -> None:
         n = self.voter.shape[0]
@@ -80,7 +88,7 @@ def arrays_from_records(records: Iterable[Mapping[str, Any]]) -> VoteArrays:
                                                       _text(rows[k].get("timestamp")), k))
     models: dict[str, int] = {}
     voters: dict[str, int] = {}
-    voter, a, b, outcome = [], [], [], []
+    voter, a, b, outcome, times = [], [], [], [], []
     skipped: Counter[str] = Counter()
     for k in order:
         row = rows[k]
@@ -98,9 +106,19 @@ def arrays_from_records(records: Iterable[Mapping[str, Any]]) -> VoteArrays:
             a.append(models.setdefault(model_a, len(models)))
             b.append(models.setdefault(model_b, len(models)))
             outcome.append(label)
+            times.append(_epoch(_text(row.get("timestamp"))))
     return VoteArrays(tuple(models), tuple(voters), np.array(voter, dtype=np.int64),
                       np.array(a, dtype=np.int64), np.array(b, dtype=np.int64),
-                      np.array(outcome, dtype=np.int64), dict(skipped))
+                      np.array(outcome, dtype=np.int64), dict(skipped), np.array(times, dtype=np.float64))
+
+
+def _epoch(stamp: str) -> float:
+    """Seconds since the epoch of an ISO time (naive = UTC); NaN when missing or unreadable."""
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return float("nan")
+    return (moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)).timestamp()
 
 
 def raw_pvalues(votes: VoteArrays, *, seed: int, tests: Sequence[str] = TESTS
@@ -151,6 +169,12 @@ def check_votes(votes: VoteArrays, *, alpha: float = DEFAULT_ALPHA, seed: int = 
     adjusted = holm(raw)
     fired = adjusted <= alpha
     counts = np.bincount(votes.voter[votes.voter >= 0], minlength=n_voters)
+    # Stable decisions: a test that fires on a small history is not yet a decision (see MIN_VOTER_VOTES).
+    decided = (counts >= MIN_VOTER_VOTES) & (votes.n_votes - counts >= MIN_HISTORY)
+    if ((~decided) & fired.any(axis=1) & (counts > 0)).any():
+        notes.append(f"a test fired for {int(((~decided) & fired.any(axis=1) & (counts > 0)).sum())} voter(s) with "
+                     f"fewer than {MIN_VOTER_VOTES} votes or fewer than {MIN_HISTORY} votes by others to compare "
+                     "with: not flagged until the history is large enough")
     reports = []
     for code in np.flatnonzero(counts):  # a voter without usable votes has nothing to report
         results = tuple(
@@ -158,7 +182,7 @@ def check_votes(votes: VoteArrays, *, alpha: float = DEFAULT_ALPHA, seed: int = 
                        bool(fired[code, c]),
                        {key: _scalar(col[code]) for key, col in details[c].items()})
             for c, name in enumerate(tests))
-        reports.append(VoterReport(votes.voters[code], int(counts[code]), bool(fired[code].any()),
+        reports.append(VoterReport(votes.voters[code], int(counts[code]), bool(fired[code].any() and decided[code]),
                                    results))
     if unchecked:
         notes.append(f"{unchecked} vote(s) without a voter id: kept as history, not checked")

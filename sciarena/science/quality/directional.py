@@ -35,8 +35,8 @@ from scipy.special import expit
 from scipy.stats import binom, norm
 
 from sciarena.board.bradley_terry import RIDGE, fit_pairs, needs_ridge
-from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_TIE
 from sciarena.science.quality.anomaly import canonical_pairs
+from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_TIE
 
 _BATCH = 256  # voters per batched leave-out fit: (batch, M, M) Hessians stay small
 _EXACT_MAX = 400  # above this many votes the normal approximation of the tail is used

@@ -56,6 +56,7 @@ class QualityReport:
     unchecked_votes: int
     skipped: Mapping[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    campaigns: tuple[Any, ...] = ()  # campaign.Campaign records (detected over all voters, not per voter)
 
     @property
     def flagged(self) -> tuple[str, ...]:
@@ -85,6 +86,7 @@ def to_dict(report: QualityReport) -> dict[str, Any]:
         "unchecked_votes": report.unchecked_votes,
         "skipped": dict(report.skipped),
         "notes": list(report.notes),
+        "campaigns": [c.to_dict() for c in report.campaigns],
     }
 
 
@@ -112,5 +114,11 @@ def format_table(report: QualityReport) -> str:
     out.append(f"{report.total_votes} votes, {report.unchecked_votes} without a voter id (kept, unchecked)")
     if report.skipped:
         out.append("skipped: " + ", ".join(f"{k}: {n}" for k, n in report.skipped.items()))
+    for c in report.campaigns:
+        out.append(f"campaign: {c.votes} new vote(s) from {c.voter_ids} voter id(s) {c.direction} {c.model} "
+                   f"since {c.since or 'an unknown time'} ({c.test} test, adjusted p = {c.p:.3g}); "
+                   "left out of the default board")
+    if not report.campaigns and report.voters:
+        out.append("no campaign detected (new voter ids' results per model match the established voters')")
     out.extend(report.notes)
     return "\n".join(out).lstrip("\n")

@@ -16,9 +16,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOMES
 from sciarena.board.synthetic import simulate
 from sciarena.science.quality.check import VoteArrays
+from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOMES
 
 # Overall Elo of the 38 models of the paper's Table 2 (Jan 2026): 830–1151, most pairs
 # within 100 points of each other.

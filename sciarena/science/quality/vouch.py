@@ -4,7 +4,10 @@ The quality check (``check.check_votes``: the paper's A.5 plus the position and 
 at ``alpha``) runs on every vote of the table, in the order votes were cast (timestamps; untimed votes
 last), redacted ones too: they say as much about a voter. Flagged voters' votes and battles whose
 answers were redacted for naming a model are left out unless included; votes without a voter id are
-history for the check and are kept. The board never imports this module: the CLI and the wiring
+history for the check and are kept. Campaigns (``campaign.detect_campaigns``: new voter ids that as a
+group lift or sink a model) are left out with the flagged votes, and counted again with them.
+``count_anonymous=False`` (the operator's SCIARENA_COUNT_ANONYMOUS=0) leaves out every vote whose
+voter is not signed in. The board never imports this module: the CLI and the wiring
 choose to apply it (``board.table.leave_out`` does the removal and records the counts).
 """
 
@@ -16,12 +19,13 @@ from typing import Iterable
 import numpy as np
 
 from sciarena.board.table import Exclusions, VoteTable, leave_out, read_table
+from sciarena.science.quality.campaign import SIGNED_IN_PREFIX, detect_campaigns
 from sciarena.science.quality.check import VoteArrays, check_votes
 from sciarena.science.quality.report import DEFAULT_ALPHA
 
 
 def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted: bool = False,
-            alpha: float | None = None, seed: int = 0) -> VoteTable:
+            alpha: float | None = None, seed: int = 0, count_anonymous: bool = True) -> VoteTable:
     """The votes that count: without flagged voters' votes and redacted battles unless included.
 
     The quality check (``sciarena.science.quality.check_votes``: A.5 plus the position and consensus
@@ -33,10 +37,15 @@ def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted
     n = table.n_votes
     voter = table.voter if table.voter is not None else np.full(n, -1, dtype=np.int32)
     flagged = np.zeros(n, dtype=bool)
-    n_flagged = checked = 0
+    campaign = np.zeros(n, dtype=bool)
+    n_flagged = checked = n_campaigns = 0
     if (voter >= 0).any():
         stamps = np.where(np.isnan(table.timestamp), np.inf, table.timestamp)
         order = np.argsort(stamps, kind="stable")  # stable: file order among equal times
+        found = detect_campaigns(table.models, table.voters, voter[order].astype(np.int64), table.a[order],
+                                 table.b[order], table.outcome[order], table.timestamp[order], alpha=alpha)
+        n_campaigns = len(found.campaigns)
+        campaign[order] = found.drop
         arrays = VoteArrays(table.models, table.voters, voter[order].astype(np.int64),
                             table.a[order].astype(np.int64), table.b[order].astype(np.int64),
                             table.outcome[order].astype(np.int64))
@@ -48,8 +57,14 @@ def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted
         if n_flagged:
             flagged = np.isin(voter, bad)
     redacted = table.redacted if table.redacted is not None else np.zeros(n, dtype=bool)
-    drop = (flagged & (not include_flagged)) | (redacted & (not include_redacted))
+    campaign &= ~flagged  # a flagged voter's vote is counted once, as flagged
+    anonymous = np.zeros(n, dtype=bool)
+    if not count_anonymous:
+        signed = np.array([v.startswith(SIGNED_IN_PREFIX) for v in table.voters] + [False], dtype=bool)
+        anonymous = (voter >= 0) & ~signed[voter]  # no voter id: the released history, kept
+    drop = ((flagged | campaign) & (not include_flagged)) | (redacted & (not include_redacted)) | anonymous
     excluded = Exclusions(
+        campaigns=n_campaigns, campaign_votes=int(campaign.sum()), anonymous_votes=int(anonymous.sum()),
         flagged_voters=n_flagged, flagged_votes=int(flagged.sum()), redacted_votes=int(redacted.sum()),
         left_out=int(drop.sum()), checked_voters=checked, unchecked_votes=int((voter < 0).sum()),
         include_flagged=include_flagged, include_redacted=include_redacted, alpha=alpha, seed=seed)
@@ -59,8 +74,9 @@ def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted
 def load_votes(sources: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], cache: bool = True, *,
                strict: bool = True, texts: bool = False, token: str | None = None,
                cache_dir: str | os.PathLike[str] | None = None, include_flagged: bool = False,
-               include_redacted: bool = False) -> VoteTable:
+               include_redacted: bool = False, count_anonymous: bool = True) -> VoteTable:
     """The votes that count of files, folders and/or Hub dataset ids: ``read_table`` then :func:`vouched`
     (``table.excluded`` says what was left out)."""
     table = read_table(sources, cache, strict=strict, texts=texts, token=token, cache_dir=cache_dir)
-    return vouched(table, include_flagged=include_flagged, include_redacted=include_redacted)
+    return vouched(table, include_flagged=include_flagged, include_redacted=include_redacted,
+                   count_anonymous=count_anonymous)

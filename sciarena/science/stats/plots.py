@@ -16,11 +16,11 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from sciarena.science.stats.stats import DataStats, Tally
+from sciarena.votes.schema import OUTCOME_NAMES
 
 WIDTH = 4.0  # inches: ~390 px at the 96–100 dpi a browser shows a figure at
 TEXT = 9  # points
 BAR, MUTED = "#1f6feb", "#57606a"
-OUTCOME_NAMES = {"A": "A better", "B": "B better", "tie": "Tie", "bad": "Both bad"}
 
 
 def _figure(rows: int) -> Any:

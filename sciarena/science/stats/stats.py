@@ -28,7 +28,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from sciarena.core.errors import SciArenaError
+from sciarena.core.errors import SciArenaError, StatsInputError
 from sciarena.core.types import DISCIPLINES, QUESTION_TYPES
 from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, usable_votes
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOMES
@@ -40,10 +40,6 @@ DEFAULT_TOP = 3
 DEFAULT_MIN_BATTLES = 100  # the paper's Table 2 lists only models with at least 100 votes
 NO_TIMESTAMPS = ("no vote carries a timestamp (the released SciArena data has none), "
                  "so votes per day are not counted")
-
-
-class StatsInputError(SciArenaError):
-    """Votes the statistics cannot use (none usable, missing fields)."""
 
 
 @dataclass(frozen=True)

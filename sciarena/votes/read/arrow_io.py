@@ -22,11 +22,18 @@ from typing import Any, Collection
 import numpy as np
 
 from sciarena.core.errors import LeaderboardInputError
-from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, fingerprints_of, flags, id_fingerprints
 from sciarena.votes.read.fields import (
-    ALIASES, DERIVED, FLAG_FIELDS, NUMERIC_SOURCES, STRING_FIELDS, check_fields, iso_seconds, key_of,
+    ALIASES,
+    DERIVED,
+    FLAG_FIELDS,
+    NUMERIC_SOURCES,
+    STRING_FIELDS,
+    check_fields,
+    iso_seconds,
+    key_of,
     timestamp_of,
 )
+from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, fingerprints_of, flags, id_fingerprints
 
 
 def _values(array: Any, dtype: Any, fill: float) -> np.ndarray:

@@ -1,96 +1,26 @@
-"""The one vote reader: files, folders and Hub dataset ids → columns (``read_columns``).
+"""Votes as columns (``read_columns``): what the leaderboard, the checks and the statistics read.
 
-A source is a file, a folder (searched recursively; hidden files and folders, the columnar
-copy among them, are skipped) or a Hub dataset id (``owner/name``: its vote files are
-downloaded — only when new or changed — and read like a folder). Formats: JSON lines, JSON
-arrays, Parquet; layouts: see ``fields``. Records repeated across files or sources are
-dropped by ``id`` (the first kept; records without an id are all kept) and counted under
-"duplicate id". Consumers that want whole records use ``load.load`` (same files, same rule).
+Sources are found by ``sources.vote_files`` (files, folders, Hub dataset ids). Formats: JSON lines,
+JSON arrays, Parquet; layouts: see ``fields``. Records repeated across files or sources are dropped by
+``id`` (the first kept; records without an id are all kept) and counted under "duplicate id".
+Consumers that want whole records use ``records.load`` (same files, same rule).
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from sciarena.core.errors import LeaderboardInputError, VoteStoreError
+from sciarena.core.errors import LeaderboardInputError
 from sciarena.votes.read.arrow_io import read_parquet
-from sciarena.votes.read.raw import RawColumns, concat_raw, drop_duplicates, empty_raw
 from sciarena.votes.read.copy import read_jsonl
 from sciarena.votes.read.parse import parse_bytes
+from sciarena.votes.read.raw import RawColumns, concat_raw, drop_duplicates, empty_raw
+from sciarena.votes.read.sources import LINE_SUFFIXES, PathLike, vote_files
 
-LINE_SUFFIXES = (".jsonl", ".ndjson")
-SUFFIXES = LINE_SUFFIXES + (".json", ".parquet")
-DATA_DIR_IN_REPO = "data"
-_REPO_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
-
-PathLike = str | os.PathLike[str]
 log = logging.getLogger(__name__)
-
-
-def is_hub_id(source: PathLike) -> bool:
-    """``owner/name`` that is not a path on this machine."""
-    return not Path(source).exists() and bool(_REPO_ID.match(str(source).strip()))
-
-
-def local_vote_files(path: Path) -> list[Path]:
-    """``path`` itself, or the vote files under the folder ``path`` in path order (hidden parts skipped)."""
-    if path.is_file():
-        return [path]
-    return sorted(p for p in path.rglob("*") if p.suffix.lower() in SUFFIXES and p.is_file()
-                  and not any(part.startswith(".") for part in p.relative_to(path).parts))
-
-
-def hub_files(repo_id: str, *, token: str | None = None, endpoint: str | None = None,
-              cache_dir: PathLike | None = None) -> list[Path]:
-    """The vote files of a Hub dataset (under ``data/``, else anywhere in it), downloaded when changed."""
-    from huggingface_hub import HfApi
-
-    from sciarena.votes.read.records import mirror_hub_votes
-
-    target = Path(cache_dir) if cache_dir else _default_cache() / repo_id.replace("/", "--")
-    api = HfApi(endpoint=endpoint, token=token)
-    try:
-        files = mirror_hub_votes(repo_id, target, api=api) or mirror_hub_votes(repo_id, target, api=api,
-                                                                               path_in_repo="")
-    except VoteStoreError:
-        raise
-    except Exception as err:  # network, auth, missing repo: one clear line instead of a trace
-        raise VoteStoreError(f"{repo_id}: could not read the dataset from the Hub ({first_line(err)})") from None
-    if not files:
-        raise VoteStoreError(f"{repo_id}: the dataset has no vote files (*.jsonl, *.json, *.parquet)")
-    return files
-
-
-def vote_files(sources: PathLike | Iterable[PathLike], *, token: str | None = None,
-               endpoint: str | None = None, cache_dir: PathLike | None = None) -> list[tuple[Path, bool]]:
-    """(file, named explicitly) for every vote file behind ``sources``, each file once, in order."""
-    items = [sources] if isinstance(sources, (str, os.PathLike)) else list(sources)
-    if not items:
-        raise LeaderboardInputError("no vote file or folder given")
-    found: dict[Path, bool] = {}
-    for item in items:
-        path = Path(item)
-        if path.is_dir():
-            inside = local_vote_files(path)
-            if not inside:
-                raise LeaderboardInputError(f"{path}: no vote files (*.jsonl, *.json, *.parquet) in this folder")
-            for p in inside:
-                found.setdefault(p, False)
-        elif path.is_file():
-            found[path] = True
-        elif is_hub_id(item):
-            cache = Path(cache_dir) / str(item).replace("/", "--") if cache_dir and len(items) > 1 else cache_dir
-            for p in hub_files(str(item).strip(), token=token, endpoint=endpoint, cache_dir=cache):
-                found.setdefault(p, False)
-        else:
-            raise LeaderboardInputError(f"{path}: no such file or folder")
-    return list(found.items())
-
 
 def read_file(path: Path, *, copy: bool = True, texts: bool = False) -> RawColumns:
     """One file's raw columns, whatever its format (JSON lines through the columnar copy)."""
@@ -143,12 +73,3 @@ def read_columns(sources: PathLike | Iterable[PathLike], *, copy: bool = True, s
     return Read(drop_duplicates(concat_raw(parts)), tuple(str(path) for path, _ in files))
 
 
-def _default_cache() -> Path:
-    from huggingface_hub import constants
-
-    return Path(constants.HF_HOME) / "sciarena-votes"
-
-
-def first_line(err: BaseException) -> str:
-    text = str(err).strip()
-    return (text.splitlines()[0] if text else type(err).__name__)[:200]

@@ -50,8 +50,8 @@ from typing import Any
 import numpy as np
 
 from sciarena.core.files import atomic_output
-from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, concat_raw
 from sciarena.votes.read.parse import parse_lines, records_to_raw
+from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, concat_raw
 
 log = logging.getLogger(__name__)
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Collection
 
 from sciarena.votes.read.arrow_io import arrow_to_raw
-from sciarena.votes.read.raw import RawColumns
 from sciarena.votes.read.fields import ALIASES, DERIVED, FLAG_FIELDS, NUMERIC_SOURCES, REQUIRED, key_of
+from sciarena.votes.read.raw import RawColumns
 
 log = logging.getLogger(__name__)
 

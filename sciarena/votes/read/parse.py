@@ -20,11 +20,19 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 
 from sciarena.core.errors import LeaderboardInputError
-from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, empty_raw, encode, fingerprints_of, flags
 from sciarena.votes.read.fields import (
-    DERIVED, FLAG_FIELDS, NUMERIC_SOURCES, SEEN_RECORDS, STRING_FIELDS, check_fields, derived_of, key_of,
-    number_of, timestamp_of,
+    DERIVED,
+    FLAG_FIELDS,
+    NUMERIC_SOURCES,
+    SEEN_RECORDS,
+    STRING_FIELDS,
+    check_fields,
+    derived_of,
+    key_of,
+    number_of,
+    timestamp_of,
 )
+from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, empty_raw, encode, fingerprints_of, flags
 
 UNREADABLE = object()  # what json_lines yields for a line that is not JSON
 

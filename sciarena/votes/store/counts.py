@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Callable
 
 from sciarena.core.errors import SciArenaError
+from sciarena.votes.read import read_columns
 from sciarena.votes.read.raw import battles_per_model
-from sciarena.votes.read.columns import read_columns
 
 log = logging.getLogger(__name__)
 

@@ -42,7 +42,7 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Callable
 
-from sciarena.votes.schema import SCHEMA_VERSION, VOTE_FIELDS
+from sciarena.votes.schema import SCHEMA_VERSION, VOTE_FIELDS, VOTE_GLOB
 
 if TYPE_CHECKING:
     from huggingface_hub import HfApi
@@ -54,7 +54,6 @@ log = logging.getLogger(__name__)
 HUB_CONNECT_TIMEOUT_S = 10.0
 HUB_READ_TIMEOUT_S = 30.0  # a commit of a few vote files answers in well under this
 CLOSE_TIMEOUT_S = 6.0  # the whole exit push, well under the 10 s a platform allows after SIGTERM
-VOTE_GLOB = "*/votes-*.jsonl"
 CARD_NAME = "README.md"
 
 

@@ -1,4 +1,4 @@
-"""A computed-once memo for the Leaderboard tab, keyed by the vote files' fingerprint plus the view.
+"""A computed-once memo for the board service (the Leaderboard tab and its endpoint), keyed by the vote files' fingerprint plus the view.
 
 A vote changes a shard's size and mtime, so the fingerprint changes with every new vote and
 the next page load recomputes; until then every load is a lookup. Concurrent loads of the

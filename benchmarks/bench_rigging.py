@@ -1,0 +1,132 @@
+"""Rigging benchmark: what the published attacks (Min et al., ICML 2025) buy on the default board.
+
+Histories from ``sciarena.science.quality.rigging.rigged_history``: the paper's Table 2 ratings,
+400 established voters × 40 votes over 60 days and 200 honest newcomers (1–5 votes in the last week),
+about 16,600 honest votes; the target is Table 2's rank 15 (1020.5 Elo). Attacks by k fresh ids × m
+votes: target-only, omnipresent (battles without the target), slow (target-only over four weeks),
+mixed (honest except when the target plays).
+
+For each row: the target's Elo and rank on the undefended board (every vote, Bradley–Terry point fit)
+and on the default board (``vouch.vouched``: voter checks + campaign detection), both against the same
+seed's honest history on the default board; the detection rate (seeds with a campaign found); the
+share of attack votes left out; and what honest newcomers lose (the share of their votes that count,
+and of all honest votes cast by voters still without a history, the tier rule's "new" votes).
+Then the honest false-positive rate: seeds of honest histories in which any campaign is reported
+(it must stay at or below α).
+
+Run:  python benchmarks/bench_rigging.py            (short: 3 seeds, the done-when rows, 10 honest seeds)
+      python benchmarks/bench_rigging.py --full     (every k·m from 100 to 2000, 5 seeds, 40 honest seeds)
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["OPENBLAS_NUM_THREADS"] = "1"  # small problems: BLAS threads only add overhead
+
+import argparse  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from sciarena.board.bradley_terry import fit_counts, table_counts, to_elo  # noqa: E402
+from sciarena.board.table import VoteTable  # noqa: E402
+from sciarena.science.quality.campaign import new_votes  # noqa: E402
+from sciarena.science.quality.report import DEFAULT_ALPHA  # noqa: E402
+from sciarena.science.quality.rigging import rigged_history  # noqa: E402
+from sciarena.science.quality.vouch import vouched  # noqa: E402
+
+SHORT = [("target", 300, 2), ("omnipresent", 300, 2), ("slow", 300, 2), ("mixed", 300, 2),
+         ("target", 100, 1), ("target", 1000, 2)]
+FULL = [(attack, k, m) for attack in ("target", "omnipresent", "slow", "mixed")
+        for k, m in ((100, 1), (50, 2), (300, 2), (200, 5), (1000, 2), (400, 5))]
+
+
+def standing(table: VoteTable, model: str) -> tuple[float, int]:
+    """(Elo, 1-based rank) of ``model`` on a Bradley–Terry point fit of ``table``."""
+    theta, _ = fit_counts(table_counts(table))
+    elo = to_elo(theta)
+    i = table.models.index(model)
+    return float(elo[i]), int((elo > elo[i]).sum()) + 1
+
+
+def kept_mask(table: VoteTable, board: VoteTable) -> np.ndarray:
+    """Which votes of ``table`` are on ``board`` (vouched keeps order; matched by time, unique here)."""
+    return np.isin(table.timestamp, board.timestamp)
+
+
+def row(attack: str, k: int, m: int, seeds: int, alpha: float) -> dict[str, float]:
+    got = {key: [] for key in ("d_raw", "d_board", "r0", "r_raw", "r_board", "found", "left_out",
+                               "newcomer_kept", "new_kept", "campaigns")}
+    for seed in range(seeds):
+        honest = rigged_history(None, seed=seed)
+        name = honest.table.models[honest.target]
+        elo0, rank0 = standing(vouched(honest.table, alpha=alpha), name)
+        rig = rigged_history(attack, k, m, seed=seed)
+        board = vouched(rig.table, alpha=alpha)
+        elo_raw, rank_raw = standing(rig.table, name)
+        elo_b, rank_b = standing(board, name)
+        kept = kept_mask(rig.table, board)
+        attackers = rig.kind == 2
+        newcomers = rig.kind == 1
+        new = new_votes(rig.table.voters, rig.table.voter, rig.table.timestamp) & ~attackers
+        assert board.excluded is not None
+        got["d_raw"].append(elo_raw - elo0)
+        got["d_board"].append(elo_b - elo0)
+        got["r0"].append(rank0)
+        got["r_raw"].append(rank_raw - rank0)
+        got["r_board"].append(rank_b - rank0)
+        got["found"].append(board.excluded.campaigns > 0)
+        got["campaigns"].append(board.excluded.campaigns)
+        got["left_out"].append(1.0 - kept[attackers].mean())
+        got["newcomer_kept"].append(kept[newcomers].mean())
+        got["new_kept"].append(kept[new].mean())
+    return {key: float(np.mean(v)) if key not in ("d_board", "r_board") else
+            (float(np.mean(v)), float(np.max(np.abs(v))))
+            for key, v in got.items()}
+
+
+def false_positives(seeds: int, alpha: float) -> tuple[int, int, float]:
+    """(honest seeds with a campaign reported, seeds, share of honest votes left out as campaigns)."""
+    hits, lost = 0, []
+    for seed in range(1000, 1000 + seeds):
+        table = rigged_history(None, seed=seed).table
+        board = vouched(table, alpha=alpha)
+        assert board.excluded is not None
+        hits += board.excluded.campaigns > 0
+        lost.append(board.excluded.campaign_votes / table.n_votes)
+    return hits, seeds, float(np.mean(lost))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--full", action="store_true", help="every attack size, more seeds")
+    parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA)
+    args = parser.parse_args(argv)
+    rows, seeds, honest_seeds = (FULL, 5, 40) if args.full else (SHORT, 3, 10)
+    print(f"target: Table 2 rank 15; {seeds} seed(s) per row; α = {args.alpha:g}")
+    print("Elo/rank changes are against the same seed's honest history on the default board "
+          "(mean; 'worst' = largest |change| over seeds; +rank = climbed).")
+    head = (f"{'attack':<12}{'k×m':>10}{'ΔElo undef':>12}{'ΔElo board':>12}{'worst':>7}"
+            f"{'rank honest':>12}{'Δrank undef':>12}{'Δrank board':>12}{'worst':>7}{'detected':>10}{'left out':>10}"
+            f"{'newcomers kept':>16}{'new votes kept':>16}")
+    print(head)
+    for attack, k, m in rows:
+        r = row(attack, k, m, seeds, args.alpha)
+        d_mean, d_worst = r["d_board"]
+        rank_mean, rank_worst = r["r_board"]
+        print(f"{attack:<12}{f'{k}×{m}':>10}{r['d_raw']:>+12.1f}{d_mean:>+12.1f}{d_worst:>7.1f}"
+              f"{r['r0']:>12.1f}{-r['r_raw']:>+12.1f}{-rank_mean:>+12.1f}{rank_worst:>7.0f}"
+              f"{r['found']:>10.0%}{r['left_out']:>10.0%}{r['newcomer_kept']:>16.1%}{r['new_kept']:>16.1%}")
+    hits, n, lost = false_positives(honest_seeds, args.alpha)
+    print(f"honest histories with a campaign reported: {hits} of {n} seeds ({hits / n:.0%}; α = {args.alpha:g}); "
+          f"honest votes left out as campaigns: {lost:.2%} on average")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,277 @@
+"""What a voter takes away from a battle once the names are revealed.
+
+Under each answer, after the vote (before it, the exports and figures could unmask a model): the
+side's time to first token, total time, tokens and cost; "Copy as Markdown" (the answer with its
+reference list); the cited references as BibTeX and RIS files (retrieval/bibliography.py). In the
+vote bar: "Share", which gives the battle a read-only link (ui/battle_view.py), recorded with the
+vote. The keyboard shortcuts for the four votes are here too (``SHORTCUT_JS``).
+
+The same pieces render a stored record (the battle view), so they take plain values, not a live
+battle: ``side_export`` builds them from either.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import gradio as gr
+
+from sciarena.core.types import Paper, Passage, Reference
+from sciarena.wiring import ArenaSession, bibtex, papers_of, ris
+
+# One key per vote button (app.VOTE_BUTTONS' ids): shown on the button by CSS, pressed by SHORTCUT_JS.
+SHORTCUTS = (("vote-a", "a"), ("vote-b", "b"), ("vote-tie", "t"), ("vote-bad", "x"))
+
+# In the page head: a key press clicks its vote button, unless the visitor is typing (any input,
+# text area, select or editable element has the focus), a modifier is held (Ctrl+A selects text),
+# or the button is disabled — it is enabled only once both answers are complete and until the vote.
+SHORTCUT_JS = """<script>
+(() => {
+  const keys = %s;
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+    const target = event.target;
+    if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
+    const id = keys[event.key.toLowerCase()];
+    const button = id && document.getElementById(id);
+    if (!button || button.disabled) return;
+    event.preventDefault();
+    button.click();
+  });
+  new MutationObserver(() => {
+    for (const [key, id] of Object.entries(keys)) {
+      const button = document.getElementById(id);
+      if (button && !button.hasAttribute("aria-keyshortcuts")) {
+        button.setAttribute("aria-keyshortcuts", key.toUpperCase());
+      }
+    }
+  }).observe(document.documentElement, {childList: true, subtree: true});
+})();
+</script>""" % ("{" + ", ".join(f'"{key}": "{eid}"' for eid, key in SHORTCUTS) + "}")
+
+CSS = "\n".join(
+    f'#{eid}::after {{ content: "{key.upper()}"; margin-left: 0.45em; padding: 0 0.35em; font-size: 0.75em; '
+    'border: 1px solid currentColor; border-radius: 4px; opacity: 0.7; font-family: ui-monospace, monospace; }'
+    for eid, key in SHORTCUTS) + """
+.takeaway { gap: 0.4rem; margin-top: 0.5rem; }
+.takeaway .side-stats, .takeaway .side-stats p { font-size: 0.9rem; color: var(--body-text-color-subdued); }
+.takeaway-files a { display: inline-block; margin: 0.15rem 0.6rem 0.15rem 0; padding: 0.3rem 0.7rem;
+                    border: 1px solid var(--border-color-primary); border-radius: 6px; text-decoration: none; }
+#battle-link a { font-weight: 600; }
+.takeaway .copy-button { align-self: flex-start; width: auto; max-width: 14rem; }
+.share-row { gap: 0; }
+"""
+
+# Copies its text (the hidden box's value) to the clipboard; where the Clipboard API is refused
+# (an insecure origin), a selected text area and execCommand still copy it.
+# The button then says "Copied" for two seconds.
+COPY_JS = """async (text) => {
+  try { await navigator.clipboard.writeText(text); }
+  catch (error) {
+    const area = document.createElement("textarea");
+    area.value = text; document.body.appendChild(area); area.select();
+    document.execCommand("copy"); area.remove();
+  }
+  const button = document.activeElement;
+  if (button && button.tagName === "BUTTON" && !button.dataset.label) {
+    button.dataset.label = button.innerText;
+    button.innerText = "Copied";
+    setTimeout(() => { button.innerText = button.dataset.label; delete button.dataset.label; }, 2000);
+  }
+}"""
+
+SHARE_LABEL = "Share this battle: a public link to its question, answers, references, names and vote"
+SHARE_REASON_LABEL = "…with my reason"
+
+
+@dataclass(frozen=True)
+class SideExport:
+    """One answer as it is taken away."""
+
+    letter: str  # "A" | "B"
+    model: str
+    markdown: str  # the answer with its reference list, for the clipboard
+    bibtex: str
+    ris: str
+    stats: str  # "First token 0.4 s · total 2.1 s · …" ("" when nothing is known)
+
+
+def side_export(battle_id: str, question: str, letter: str, model: str, text: str,
+                references: Sequence[Reference], figures: Mapping[str, Any]) -> SideExport:
+    papers = papers_of(references)
+    return SideExport(letter=letter, model=model, markdown=answer_as_markdown(question, model, text, references),
+                      bibtex=bibtex(papers), ris=ris(papers), stats=stats_line(figures))
+
+
+def answer_as_markdown(question: str, model: str, text: str, references: Sequence[Reference]) -> str:
+    """The answer and its references as plain Markdown, ready to paste into notes."""
+    lines = [f"**Question:** {question.strip()}", "", f"**Answer by {model}** (SciArena)", "", text.strip()]
+    if references:
+        lines += ["", "**References**", ""]
+        lines += [f"[{r.number}] {reference_text(r.paper)}" for r in references]
+    return "\n".join(lines) + "\n"
+
+
+def reference_text(paper: Paper) -> str:
+    """'Curie, M. … (1903). Title. *Venue*. https://doi.org/…' in one line."""
+    parts = [paper.author_line + (f" ({paper.year})." if paper.year else "."), f"{paper.title.rstrip('.')}."]
+    if paper.venue:
+        parts.append(f"*{paper.venue}*.")
+    link = f"https://doi.org/{paper.doi}" if paper.doi else paper.url
+    if link:
+        parts.append(link)
+    return " ".join(parts)
+
+
+def stats_line(figures: Mapping[str, Any]) -> str:
+    """The side's measured figures; each is left out when the side did not report it."""
+    parts = []
+    if isinstance(figures.get("first_token_s"), (int, float)):
+        parts.append(f"first token {_seconds(figures['first_token_s'])}")
+    if isinstance(figures.get("total_s"), (int, float)):
+        parts.append(f"total {_seconds(figures['total_s'])}")
+    tokens_in, tokens_out = figures.get("input_tokens"), figures.get("output_tokens")
+    if isinstance(tokens_in, int) or isinstance(tokens_out, int):
+        parts.append(f"{_count(tokens_in)} tokens in, {_count(tokens_out)} out")
+    cost = figures.get("cost_usd")
+    if isinstance(cost, (int, float)):
+        parts.append("cost $0 (runs locally)" if cost == 0 else f"cost ${cost:.4f}")
+    elif figures.get("offline"):
+        parts.append("no cost (an offline baseline)")
+    return " · ".join(parts).capitalize() if parts else ""
+
+
+def _seconds(value: float) -> str:
+    """Two significant figures below ten seconds (an offline side answers in milliseconds)."""
+    return f"{value:.2g} s" if value < 10 else f"{value:.0f} s"
+
+
+def _count(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) else "?"
+
+
+def download_links(export: SideExport, battle_id: str) -> str:
+    """Two links that save the files (data URLs: nothing is written on the server)."""
+    stem = f"sciarena-{re.sub(r'[^A-Za-z0-9]', '', battle_id)[:12]}-{export.letter.lower()}"
+    if not export.bibtex:
+        return '<p class="takeaway-files"><i>This answer cites no reference to download.</i></p>'
+    links = [_data_link(export.bibtex, "application/x-bibtex", f"{stem}.bib", "References as BibTeX",
+                        f"download-bib-{export.letter.lower()}"),
+             _data_link(export.ris, "application/x-research-info-systems", f"{stem}.ris", "References as RIS",
+                        f"download-ris-{export.letter.lower()}")]
+    return f'<p class="takeaway-files">{"".join(links)}</p>'
+
+
+def _data_link(content: str, mime: str, filename: str, label: str, eid: str) -> str:
+    data = base64.b64encode(content.encode("utf-8")).decode("ascii")
+    return (f'<a id="{eid}" download="{html.escape(filename)}" '
+            f'href="data:{mime};charset=utf-8;base64,{data}">{html.escape(label)}</a>')
+
+
+def references_from_citations(citations: Sequence[Mapping[str, Any]] | None) -> list[Reference]:
+    """The references of a stored record (votes/schema.citation_record) as records again."""
+    out: list[Reference] = []
+    for item in citations or ():
+        if not isinstance(item, Mapping) or not item.get("title"):
+            continue
+        authors_text = str(item.get("authors") or "")
+        et_al = authors_text.endswith(", et al.")
+        authors_text = authors_text.removesuffix(", et al.")
+        authors = () if authors_text in ("", "Unknown authors") else tuple(a.strip() for a in authors_text.split(", "))
+        url = item.get("url") or None
+        doi = url.split("doi.org/", 1)[1] if isinstance(url, str) and "//doi.org/" in url else None
+        year = item.get("year") if isinstance(item.get("year"), int) else None
+        paper = Paper(paper_id=str(item.get("id") or ""), title=str(item["title"]), authors=authors, et_al=et_al,
+                      year=year, venue=str(item.get("venue") or ""), doi=doi, url=None if doi else url)
+        number = item.get("number") if isinstance(item.get("number"), int) else len(out) + 1
+        passage = Passage(passage_id=f"{paper.paper_id}#{number}", paper=paper, text=str(item.get("content") or ""))
+        out.append(Reference(number=number, paper=paper, passages=(passage,) if passage.text else ()))
+    return out
+
+
+# --- the Arena tab's pieces --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SidePanel:
+    box: gr.Column  # hidden until the vote
+    stats: gr.Markdown
+    markdown: gr.Textbox  # hidden: what Copy puts on the clipboard
+    copy: gr.Button
+    files: gr.HTML
+
+
+@dataclass(frozen=True)
+class TakeawayView:
+    a: SidePanel
+    b: SidePanel
+    share: gr.Checkbox
+    share_reason: gr.Checkbox
+    link: gr.Markdown
+
+    @property
+    def outputs(self) -> list[Any]:
+        return [*(c for p in (self.a, self.b) for c in (p.box, p.stats, p.markdown, p.files)), self.link]
+
+
+def side_panel(letter: str) -> SidePanel:
+    """Lay out one answer's take-away (inside its column); hidden until the vote."""
+    low = letter.lower()
+    with gr.Column(visible=False, elem_id=f"takeaway-{low}", elem_classes="takeaway") as box:
+        stats = gr.Markdown("", elem_id=f"stats-{low}", elem_classes="side-stats")
+        # Stacked, not in a row: a Gradio row squeezes its items rather than wrapping them on a phone.
+        copy = gr.Button("Copy as Markdown", elem_id=f"copy-{low}", size="sm", elem_classes="copy-button")
+        files = gr.HTML("", elem_id=f"files-{low}")
+        markdown = gr.Textbox(visible=False)
+    return SidePanel(box=box, stats=stats, markdown=markdown, copy=copy, files=files)
+
+
+def share_controls() -> tuple[gr.Checkbox, gr.Checkbox]:
+    """The share choice, given with the vote (the record is written once, at the vote)."""
+    with gr.Column(elem_classes="share-row"):  # stacked, as above
+        share = gr.Checkbox(label=SHARE_LABEL, value=False, elem_id="share")
+        share_reason = gr.Checkbox(label=SHARE_REASON_LABEL, value=False, elem_id="share-reason")
+    return share, share_reason
+
+
+def build_view(a: SidePanel, b: SidePanel, share: gr.Checkbox, share_reason: gr.Checkbox) -> TakeawayView:
+    link = gr.Markdown("", elem_id="battle-link")
+    return TakeawayView(a=a, b=b, share=share, share_reason=share_reason, link=link)
+
+
+def wire(view: TakeawayView, revealed: gr.Markdown, session: gr.State) -> None:
+    """Fill the take-away when the reveal appears, blank it when the reveal is blanked (a new battle)."""
+    revealed.change(lambda s: show(view, s), [session], view.outputs, api_visibility="private", queue=False)
+    for panel in (view.a, view.b):
+        panel.copy.click(None, [panel.markdown], None, js=COPY_JS, api_visibility="private", queue=False)
+
+
+def show(view: TakeawayView, session: ArenaSession | None) -> dict[Any, Any]:
+    """The take-away of the session's voted battle; hidden panels when there is none."""
+    vote = session.vote if session else None
+    if vote is None:
+        hidden = {c: "" for p in (view.a, view.b) for c in (p.stats, p.markdown, p.files)}
+        return {**hidden, view.a.box: gr.update(visible=False), view.b.box: gr.update(visible=False), view.link: ""}
+    battle = vote.battle
+    updates: dict[Any, Any] = {}
+    for panel, letter, spec, side in ((view.a, "A", battle.model_a, battle.side_a),
+                                      (view.b, "B", battle.model_b, battle.side_b)):
+        assert side is not None and side.answer is not None  # a vote is recorded only on two answers
+        figures = {"first_token_s": side.first_token_s, "total_s": side.total_s,
+                   "input_tokens": side.usage.input_tokens, "output_tokens": side.usage.output_tokens,
+                   "cost_usd": side.cost_usd, "offline": spec.offline}
+        export = side_export(battle.battle_id, battle.question, letter, spec.name, side.answer.text,
+                             side.cited_references(battle.retrieval), figures)
+        updates |= {panel.box: gr.update(visible=True), panel.stats: export.stats, panel.markdown: export.markdown,
+                    panel.files: download_links(export, battle.battle_id)}
+    updates[view.link] = share_markdown(battle.battle_id, vote.shared)
+    return updates
+
+
+def share_markdown(battle_id: str, shared: bool) -> str:
+    if not shared:
+        return "This battle is not shared (tick “Share” before voting to get a link). It is listed under *My battles*."
+    return (f"[Link to this battle](?battle={battle_id}) — anyone with it can read this battle "
+            "(never who voted). It is also listed under *My battles*.")
