@@ -300,13 +300,13 @@ def test_a_battle_is_voted_on_only_from_the_browser_that_started_it(scripted, ui
     # Another client presenting the owner's session (so Gradio hands it the owner's state): with its own
     # browser key, with none (the API), or signed in.
     for key, profile in ((other, None), (None, None), (None, SimpleNamespace(username="mallory"))):
-        shown = handlers.vote_button("B")("", True, session, key, VISITOR, profile)
+        shown = handlers.vote_button("B")("", True, session, key, None, VISITOR, profile)
         assert "started in another browser" in shown[v.vote_error] and v.session not in shown
         with pytest.raises(gr.Error, match="started in another browser"):
             handlers.vote("B", "", True, session, VISITOR, profile, key)
     assert list(handlers.arena.store.records()) == []
-    shown = handlers.vote_button("A")("Clear\x00er \x1b[2Jcites\u202e txet\u2066", True, session, owner, VISITOR,
-                                      SimpleNamespace(username="ada"))
+    shown = handlers.vote_button("A")("Clear\x00er \x1b[2Jcites\u202e txet\u2066", True, session, owner, None,
+                                      VISITOR, SimpleNamespace(username="ada"))
     assert shown[v.vote_error] == "" and shown[v.session].voted  # signing in meanwhile keeps it the owner's
     [record] = list(handlers.arena.store.records())
     assert record["vote"] == "A" and record["reason"] == "Clearer [2Jcites txet"  # no NUL, ESC, bidi override
