@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterator, Literal, Mapping, Union
 
+from sciarena.answer.clean import ReasoningFilter, clean_answer
+from sciarena.answer.redact import Shield
 from sciarena.arena.pairing import cost_usd
 from sciarena.core.errors import Cancelled, ProviderError, ProviderTimeout, SciArenaError
 from sciarena.core.types import (
@@ -121,7 +123,6 @@ class BattleRunner:
 
     def run(self, battle: Battle, request: GenerationRequest) -> Iterator[Progress]:
         """Yield snapshots until both sides have ended; the last one holds both SideResults."""
-        from sciarena.answer.redact import Shield
 
         events: queue.Queue[SideEvent] = queue.Queue()
         shield = Shield(request.question, request.references)
@@ -143,7 +144,6 @@ class BattleRunner:
 
         The anonymity policy is applied here and only here (``shielded``): to what each side has streamed
         so far, to each final answer (the stored text and its flags) and to what a failed side showed."""
-        from sciarena.answer.clean import ReasoningFilter
 
         sides = _Sides(battle, start)
         safe = {"a": "", "b": ""}  # shown, with identity words redacted
@@ -221,7 +221,6 @@ class BattleRunner:
               stop: threading.Event) -> None:
         """Stream one side into the queue, then clean its answer here, off the caller's loop,
         so an LLM editor call for one side never holds up the other side's stream."""
-        from sciarena.answer.clean import clean_answer
 
         provider = self._providers.get(spec.provider)
         try:

@@ -28,8 +28,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from sciarena.board.compute import compute_leaderboard
+from sciarena.board.table import vote_table
 from sciarena.core.errors import SciArenaError, StatsInputError
 from sciarena.core.types import DISCIPLINES, QUESTION_TYPES
+from sciarena.votes.read.parse import records_to_raw
 from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, usable_votes
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOMES
 
@@ -127,7 +130,6 @@ def compute_stats(records: Sequence[Mapping[str, Any]], *, top: int = DEFAULT_TO
     ``ranked``: the leaderboard's models, best first, when the caller already has them (the
     Leaderboard tab); otherwise a Bradley–Terry leaderboard (``bootstrap`` rounds, ``seed``,
     ``min_battles``) is fitted on the same votes."""
-    from sciarena.votes.read.parse import records_to_raw
 
     if not records:
         raise StatsInputError("no vote records")
@@ -216,8 +218,6 @@ def _per_day(seconds: np.ndarray) -> tuple[tuple[tuple[str, int], ...], int]:
 def _ranking(raw: RawColumns, min_battles: int, bootstrap: int, seed: int
              ) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
     """(models best first, how they were ranked, notes) from our Bradley–Terry leaderboard."""
-    from sciarena.board.compute import compute_leaderboard
-    from sciarena.board.table import vote_table
 
     try:
         lb = compute_leaderboard(vote_table(raw), bootstrap=bootstrap, seed=seed,
