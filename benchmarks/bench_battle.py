@@ -5,8 +5,11 @@
    battle can reach) and both consumed one after the other (FastChat's defect). Reports the
    overhead the app adds beyond the slower provider (target ≤ 50 ms) and the concurrency ratio.
 2. Offline arena: app start (services + UI), retrieval latency on the demo corpus, one offline battle.
+3. A flood of citations (issue 21): one side streams 240 kB of "[1]", the other a normal answer; the battle
+   is run and every snapshot rendered as the page does. Reference, same process: the same battle with two
+   normal answers, and the flood with the citation-link budget lifted (what the page did before).
 
-Run: python benchmarks/bench_battle.py [--rounds 10]
+Run: python benchmarks/bench_battle.py [--rounds 10] [--flood-kb 240] [--only-flood]
 """
 
 from __future__ import annotations
@@ -116,12 +119,74 @@ def offline_arena() -> None:
               f"median {statistics.median(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms")
 
 
+def _rendered_battle(runner, battle, request) -> tuple[float, int]:
+    """Seconds to run ``battle`` and render each snapshot as ui/handlers.py does; the bytes rendered."""
+    from sciarena.ui.render import answer_markdown, cited_for_answer
+
+    start = time.perf_counter()
+    sent = 0
+    for progress in runner.run(battle, request):
+        if progress.finished:
+            final = progress.battle
+            shown = (answer_markdown(progress.text_a, None, cited_for_answer(final.side_a, final.retrieval)),
+                     answer_markdown(progress.text_b, None, cited_for_answer(final.side_b, final.retrieval)))
+        else:
+            shown = (answer_markdown(progress.text_a, references=progress.references("a")),
+                     answer_markdown(progress.text_b, references=progress.references("b")))
+        sent += sum(len(text) for text in shown)
+    return time.perf_counter() - start, sent
+
+
+def citation_flood(rounds: int, kb: int) -> None:
+    from sciarena.ui import render
+
+    paper = Paper("p1", "A paper", ("Ann Author",), year=2020)
+    refs = (Reference(1, paper, (Passage("p1#0", paper, "Some relevant context. " * 40, 0, 1.0),)),)
+    request = GenerationRequest("What does the paper say?", refs)
+    normal, flood = ModelSpec("Normal", "loop", "normal"), ModelSpec("Flood", "loop", "flood")
+    print(f"\n== A {kb} kB answer of citations (median of {rounds} battles, every snapshot rendered) ==")
+    with FakeOpenAI() as server:
+        server.add_script("normal", tuple(f"word{i} [1] " for i in range(40)), chunk_delay_s=0.005)
+        provider = OpenAICompatibleProvider(name="loop", base_url=server.base_url, api_key="sk-bench")
+        provider.warm_up()
+        runner = BattleRunner({"loop": provider})
+        retrieval = Retrieval("q", refs, "bench")
+
+        def timed(pair) -> tuple[float, int]:
+            runs = [_rendered_battle(runner, new_battle("q", retrieval, pair, created_at=time.time()), request)
+                    for _ in range(rounds)]
+            return statistics.median(r[0] for r in runs), max(r[1] for r in runs)
+
+        timed((normal, normal))  # warm the connection pool
+        reference, ref_bytes = timed((normal, normal))
+        print(f"two normal answers (reference)          {reference * 1000:8.0f} ms, {ref_bytes / 1e6:7.2f} MB rendered")
+        for unit in ("[1]", "[1] "):  # without spaces the stream shows nothing until a word ends; with, all of it
+            chunk = unit * (300 // len(unit))
+            server.add_script("flood", (chunk,) * (kb * 1000 // len(chunk)), chunk_delay_s=0.0)
+            flooded, flood_bytes = timed((normal, flood))
+            budget = render.MAX_CITATION_LINKS
+            render.MAX_CITATION_LINKS = 10**9  # every citation a link with its tooltip, as before issue 21
+            try:
+                unbounded, unbounded_bytes = timed((normal, flood))
+            finally:
+                render.MAX_CITATION_LINKS = budget
+            print(f"normal vs {unit!r:6} flood                 {flooded * 1000:8.0f} ms, {flood_bytes / 1e6:7.2f} MB "
+                  f"rendered = {flooded / reference:.1f} × reference")
+            print(f"normal vs {unit!r:6} flood, no link budget {unbounded * 1000:8.0f} ms, "
+                  f"{unbounded_bytes / 1e6:7.2f} MB rendered = {unbounded / reference:.1f} × reference (the page "
+                  "before)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--flood-kb", type=int, default=240, help="size of the citation flood (kB)")
+    parser.add_argument("--only-flood", action="store_true", help="run only the citation flood")
     args = parser.parse_args()
-    real_model_overhead(args.rounds)
-    offline_arena()
+    if not args.only_flood:
+        real_model_overhead(args.rounds)
+        offline_arena()
+    citation_flood(max(1, min(args.rounds, 3)), args.flood_kb)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,11 @@ A 4.4 kB Markdown answer (headings, tables, code, formulas, raw HTML, images, 36
 references) is rendered in full at every 20-character prefix, as streaming does. Reference, same
 process: html.escape of the same prefixes (what the answer boxes did before Markdown was kept).
 
-Run: python benchmarks/bench_render.py [--rounds 5]
+Hostile runs (issue 21): one render of a run of "\\[", "\\(", "$" and "[1]", with the math held as the page does
+now (a scanner) and, as the reference in the same process, with the lazy pattern it used before.
+
+Run: python benchmarks/bench_render.py [--rounds 5] [--hostile-kb 8] (30 for the issue's size: the old
+pattern then takes seconds per render)
 """
 
 from __future__ import annotations
@@ -46,10 +50,39 @@ def seconds_per_stream(render, rounds: int) -> float:
     return statistics.median(timings)
 
 
+def old_math_hold(text: str) -> str:
+    """The math step as safe_markdown did it before issue 21: a lazy pattern per delimiter pair."""
+    import re
+
+    from sciarena.ui.render import LATEX_DELIMITERS
+
+    for left, right, _ in LATEX_DELIMITERS:
+        text = re.sub(f"{re.escape(left)}([\\s\\S]+?){re.escape(right)}", "\x00", text)
+    return text
+
+
+def hostile(kb: int) -> None:
+    from sciarena.ui.render import safe_markdown
+
+    print(f"\none render of a {kb} kB run (thread CPU time)")
+    for unit in ("\\[", "\\(", "$", "[1]"):
+        text = unit * (kb * 1000 // len(unit))
+        start = time.thread_time()
+        safe_markdown(text)
+        now = time.thread_time() - start
+        start = time.thread_time()
+        old_math_hold(text)
+        before = time.thread_time() - start
+        print(f"{unit!r:7} safe_markdown {now * 1e3:8.1f} ms; the old math step alone {before * 1e3:9.1f} ms "
+              f"({before / max(now, 1e-6):.0f}x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
-    rounds = parser.parse_args().rounds
+    parser.add_argument("--hostile-kb", type=int, default=8)
+    args = parser.parse_args()
+    rounds = args.rounds
     refs = references()
     updates = len(range(20, len(ANSWER) + 20, 20))
     reference = seconds_per_stream(lambda t: html.escape(t, quote=False), rounds)
@@ -61,6 +94,7 @@ def main() -> None:
           f"{plain / updates * 1e6:.0f} µs per update)")
     print(f"answer_markdown + references   {linked * 1e3:8.1f} ms per stream  ({linked / reference:.0f}x reference, "
           f"{linked / updates * 1e6:.0f} µs per update)")
+    hostile(args.hostile_kb)
 
 
 if __name__ == "__main__":

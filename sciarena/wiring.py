@@ -16,6 +16,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
+from sciarena.answer.editor import LLMPostprocessor
+from sciarena.arena.labels.at_vote import open_arena_labeller
 from sciarena.arena.rules import Arena, ArenaSession, Ballot
 from sciarena.arena.runner import BattleRunner
 from sciarena.arena.sampler_feed import SamplerFeed
@@ -28,8 +30,11 @@ from sciarena.board.table import read_table
 from sciarena.core.errors import LeaderboardInputError, SciArenaError
 from sciarena.core.settings import Settings
 from sciarena.core.types import ASKER_FIELDS, ModelSpec
-from sciarena.providers.registry import Pool
+from sciarena.pipelines.provider import PipelineProvider
+from sciarena.providers.catalogue import load_catalogue
+from sciarena.providers.registry import Models, Pool, battle_pool, build_providers
 from sciarena.retrieval.bibliography import bibtex, papers_of, ris
+from sciarena.retrieval.choose import open_retriever
 from sciarena.science.quality.vouch import vouched
 from sciarena.science.review import AUDIT_LABELS, ReviewDesk, ReviewSession
 from sciarena.science.stats.stats import (
@@ -40,14 +45,14 @@ from sciarena.science.stats.stats import (
     Tally,
     stats_from_columns,
 )
-from sciarena.votes.read import VoteSource, read_columns, read_records
+from sciarena.votes.read import VoteSource, open_vote_source, read_columns, read_records
 from sciarena.votes.read.battles import BattleArchive
 from sciarena.votes.read.warmer import CacheWarmer
 from sciarena.votes.schema import OUTCOME_NAMES
 from sciarena.votes.store.counts import BattleCounts
-from sciarena.votes.store.hub import HubSync, local_only_status
+from sciarena.votes.store.hub import HubSync, local_only_status, open_hub_sync
 from sciarena.votes.store.local import LocalVoteStore
-from sciarena.votes.store.reviews import LocalReviewStore
+from sciarena.votes.store.reviews import LocalReviewStore, open_review_sync
 from sciarena.votes.voter import CONSENT_LABEL, Visitor, client_address, voter_id
 
 if TYPE_CHECKING:
@@ -145,7 +150,6 @@ def open_editor(settings: Settings, models: "Models") -> "LLMPostprocessor | Non
     run (else a warning); None means rule-based cleaning only."""
     if not settings.postprocess_model:
         return None
-    from sciarena.answer.editor import LLMPostprocessor
 
     spec, provider = models.pick(settings.postprocess_model, "SCIARENA_POSTPROCESS_MODEL")
     reason = provider.unavailable_reason(spec)
@@ -201,14 +205,6 @@ def open_board(votes: VoteSource, pool: Pool, *, clock: Callable[[], float] | No
 
 def build_services(settings: Settings) -> Services:
     """Everything the app needs, built once."""
-    from sciarena.arena.labels.at_vote import open_arena_labeller
-    from sciarena.pipelines.provider import PipelineProvider
-    from sciarena.providers.catalogue import load_catalogue
-    from sciarena.providers.registry import Models, battle_pool, build_providers
-    from sciarena.retrieval.choose import open_retriever
-    from sciarena.votes.read import open_vote_source
-    from sciarena.votes.store.hub import open_hub_sync
-    from sciarena.votes.store.reviews import open_review_sync
 
     start = time.perf_counter()
     catalogue = load_catalogue(settings)

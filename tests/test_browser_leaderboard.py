@@ -51,7 +51,10 @@ def test_leaderboard_endpoint_equals_the_cli_json(arena):
                               str(arena.data_dir / "votes"), "--format", "json", *flags],
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
-        assert served == json.loads(out.stdout)
+        # the endpoint adds what only the running arena knows: how battles are shared out, retired models
+        extra = {"sampling", "deprecated_models"}
+        assert extra <= set(served)
+        assert {k: v for k, v in served.items() if k not in extra} == json.loads(out.stdout)
         assert served["models"]
 
 

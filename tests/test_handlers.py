@@ -288,6 +288,30 @@ def test_the_page_passes_who_is_asking_and_voting_to_the_arena(scripted, ui):
     assert key not in json.dumps(record), "the browser key is stored raw"
 
 
+def test_a_battle_is_voted_on_only_from_the_browser_that_started_it(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    v = handlers.view
+    owner, other = "0123456789abcdef0123456789abcdef", "f" * 32
+    cleared = handlers.clear(0)
+    session = list(handlers.battle_in_page(QUESTION, cleared[v.session], cleared[v.turn], owner, VISITOR,
+                                           None))[-1][v.session]
+    # Another client presenting the owner's session (so Gradio hands it the owner's state): with its own
+    # browser key, with none (the API), or signed in.
+    for key, profile in ((other, None), (None, None), (None, SimpleNamespace(username="mallory"))):
+        shown = handlers.vote_button("B")("", True, session, key, None, VISITOR, profile)
+        assert "started in another browser" in shown[v.vote_error] and v.session not in shown
+        with pytest.raises(gr.Error, match="started in another browser"):
+            handlers.vote("B", "", True, session, VISITOR, profile, key)
+    assert list(handlers.arena.store.records()) == []
+    shown = handlers.vote_button("A")("Clear\x00er \x1b[2Jcites\u202e txet\u2066", True, session, owner, None,
+                                      VISITOR, SimpleNamespace(username="ada"))
+    assert shown[v.vote_error] == "" and shown[v.session].voted  # signing in meanwhile keeps it the owner's
+    [record] = list(handlers.arena.store.records())
+    assert record["vote"] == "A" and record["reason"] == "Clearer [2Jcites txet"  # no NUL, ESC, bidi override
+
+
 def test_votes_from_one_browser_key_share_a_voter_id_and_other_keys_do_not(scripted, ui):
     scripted.add("a", "Alpha [1].")
     scripted.add("b", "Beta [1].")

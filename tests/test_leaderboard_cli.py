@@ -37,6 +37,7 @@ def votes(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_json_output_shape_and_agreement_with_the_library(votes: Path):
     proc = run_cli("--votes", str(votes), "--format", "json", "--bootstrap", "30", "--min-battles", "100",
                    "--by", "subject", "--by", "question_type")
@@ -54,6 +55,7 @@ def test_json_output_shape_and_agreement_with_the_library(votes: Path):
     assert out["models"] == expected["models"]
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_table_output_and_options(votes: Path):
     proc = run_cli("--votes", str(votes / "2025-06-01" / "votes-a.jsonl"),
                    "--votes", str(votes / "2025-06-01" / "votes-b.jsonl"),
@@ -74,6 +76,7 @@ def test_table_output_and_options(votes: Path):
     assert parsed["method"] == "elo" and parsed["k"] == 8.0 and "by_subject" not in parsed["models"][0]
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_the_default_lists_every_model_as_the_tab_does_and_a_board_with_no_rows_is_refused(votes: Path):
     proc = run_cli("--votes", str(votes), "--format", "json", "--bootstrap", "5")
     assert proc.returncode == 0, proc.stderr
@@ -85,6 +88,7 @@ def test_the_default_lists_every_model_as_the_tab_does_and_a_board_with_no_rows_
     assert len(refused.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_every_rating_column_says_what_it_is(votes: Path):
     proc = run_cli("--votes", str(votes), "--bootstrap", "5", "--rating", "point")
     head, footer = proc.stdout.splitlines()[0], proc.stdout
@@ -106,6 +110,7 @@ def _argv(args, votes: Path, bad: Path) -> list[str]:
     return [a.replace("{votes}", str(votes)).replace("{bad}", str(bad)) for a in args]
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 @pytest.mark.parametrize("args, message", BAD_CASES)
 def test_bad_input_exits_2_with_a_message(votes: Path, tmp_path: Path, capsys, args, message):
     bad = tmp_path / "bad.jsonl"
@@ -119,6 +124,7 @@ def test_bad_input_exits_2_with_a_message(votes: Path, tmp_path: Path, capsys, a
     assert message in captured.err and not captured.out
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_bad_input_in_a_real_process_has_no_traceback(votes: Path, tmp_path: Path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("this is not json\n")

@@ -390,6 +390,7 @@ def test_invalid_utf8_line_is_counted_not_fatal(tmp_path: Path):
     assert table.n_votes == 19 and table.skipped == {"malformed JSON line": 1}
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_fast_path_does_not_import_pandas(tmp_path: Path):
     # pyarrow's to_numpy() and pa.array/pa.scalar import pandas (half a second): the reader avoids them
     path = tmp_path / "votes.jsonl"
@@ -403,6 +404,7 @@ def test_fast_path_does_not_import_pandas(tmp_path: Path):
     assert out.stdout.split() == ["True", "False"]
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_small_inputs_skip_pyarrow_and_give_the_same_table(tmp_path: Path):
     # the incremental copy parses the last minute of votes: starting the fast reader would cost more
     path = tmp_path / "votes.jsonl"

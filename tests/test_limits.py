@@ -196,6 +196,7 @@ def test_memory_follows_active_visitors(clock):
     assert lim.tracked() == 1
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_two_replicas_sharing_redis_count_together(redis_url, clock):
     one, two = (RedisLimiter.from_url(redis_url, Limits(battles_per_hour=3, max_paid_battles=2), clock)
                 for _ in range(2))
@@ -212,6 +213,7 @@ def test_two_replicas_sharing_redis_count_together(redis_url, clock):
     other.release()
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_two_arenas_configured_with_one_redis_share_the_limits(scripted, make_arena, redis_url, clock):
     first = scripted_arena(scripted, make_arena, redis_url=redis_url, battles_per_hour=1)
     second = make_arena(redis_url=redis_url, battles_per_hour=1)
@@ -223,6 +225,7 @@ def test_two_arenas_configured_with_one_redis_share_the_limits(scripted, make_ar
     assert first.limiter.running() == 0  # the finished battle gave its slot back
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_an_unreachable_redis_refuses_with_a_sentence(clock):
     pytest.importorskip("redis")
     with socket.socket() as probe:  # a port nobody listens on
@@ -301,3 +304,40 @@ def test_a_public_arena_without_a_salt_refuses_to_start(scripted, make_arena):
     with pytest.raises(ValueError, match="SCIARENA_ID_SALT"):
         scripted_arena(scripted, make_arena, public=True)
     scripted_arena(scripted, make_arena, public=True, id_salt="secret")
+
+
+def test_one_visitor_holds_at_most_a_fair_share_of_the_paid_slots(limiter, clock):
+    lim = limiter(max_paid_battles=8, max_paid_per_visitor=2)
+    mine = [lim.start_battle("greedy", PAID) for _ in range(2)]
+    clock.advance(30)
+    with pytest.raises(ArenaBusy, match="You already have 2 battles answering at once") as refused:
+        lim.start_battle("greedy", PAID)
+    assert refused.value.retry_after_s == pytest.approx(Limits().lease_s - 30)  # its oldest lease ends
+    others = [lim.start_battle(f"visitor-{i}", PAID) for i in range(6)]  # everyone else still gets in
+    assert lim.running() == 8
+    with pytest.raises(ArenaBusy, match="try again in a minute") as full:
+        lim.start_battle("visitor-9", PAID)
+    assert 0 < full.value.retry_after_s <= 60
+    mine[0].release()  # a slot freed by its holder: the holder may take one again
+    lim.start_battle("greedy", PAID)
+    for lease in mine[1:] + others:
+        lease.release()
+    assert lim.running() == 1
+
+
+def test_the_fair_share_can_be_switched_off_and_never_applies_to_nobody(limiter, clock):
+    lim = limiter(max_paid_battles=4, max_paid_per_visitor=0)
+    for _ in range(4):
+        lim.start_battle("one", PAID)
+    shared = limiter(max_paid_battles=4, max_paid_per_visitor=1)
+    for _ in range(4):
+        shared.start_battle(None, PAID)  # a caller that knows nobody is held to the cap only
+    with pytest.raises(ArenaBusy, match="as many questions as it can afford"):
+        shared.start_battle(None, PAID)
+
+
+def test_the_fair_share_comes_from_the_environment():
+    from sciarena.core.settings import Settings
+
+    assert Limits.from_settings(Settings.from_env({"SCIARENA_MAX_PAID_PER_VISITOR": "3"})).max_paid_per_visitor == 3
+    assert Limits.from_settings(Settings.from_env({})).max_paid_per_visitor == 2

@@ -16,7 +16,7 @@ from sciarena.answer.clean import (
     strip_markdown,
     strip_reasoning,
 )
-from sciarena.answer.redact import IDENTITY_TERMS, PLACEHOLDER, find_identity_mentions, redact_identity
+from sciarena.answer.redact import IDENTITY_TERMS, PLACEHOLDER, Shield, find_identity_mentions, redact_identity
 from sciarena.core.errors import MalformedOutput
 from sciarena.core.types import Answer, Paper, Passage, Reference
 
@@ -215,12 +215,11 @@ def test_clean_answer_applies_every_pass() -> None:
     raw = ("<think>Which papers?</think>\n# Answer\n**Attention** replaced recurrence (Vaswani et al., 2017). "
            "Deep residual nets train well [3, 12]. As ChatGPT, I agree [1-2].")
     answer = clean_answer(raw, REFS)
-    assert answer == Answer(
-        text=f"# Answer\n**Attention** replaced recurrence [1]. Deep residual nets train well [3]. "
-             f"As {PLACEHOLDER}, I agree [1][2].",
+    assert answer == Answer(  # the anonymity policy is the runner's (redact.Shield), not cleaning's
+        text="# Answer\n**Attention** replaced recurrence [1]. Deep residual nets train well [3]. "
+             "As ChatGPT, I agree [1][2].",
         raw_text=raw,
         cited=(1, 3, 2),
-        redacted=True,
     )
 
 
@@ -300,8 +299,9 @@ def test_model_names_that_are_the_topic_are_not_redacted() -> None:
     redacted, changed = redact_identity(text, exempt_text="How does GPT-3 compare with LLaMA?")
     assert changed and redacted == f"GPT-4 scores higher than Llama 2 [1]. As {PLACEHOLDER}, I agree."
     refs = (_ref(1, ("A B",), 2023, "GPT-4 was evaluated on MMLU."),)
-    assert clean_answer("GPT-4 does well [1].", refs).redacted is False
-    assert clean_answer("Qwen says hi [1].", refs).redacted is True
+    shield = Shield("What does the paper say?", refs)
+    assert shield.show("GPT-4 does well [1].").redacted is False
+    assert shield.show("Qwen says hi [1].").redacted is True
 
 
 def test_word_list_has_no_duplicates() -> None:

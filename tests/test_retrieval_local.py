@@ -445,6 +445,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
                           cwd=REPO, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_cli_builds_an_index_that_loads(tmp_path):
     papers = tmp_path / "papers.jsonl"
     papers.write_text("\n".join(json.dumps({"id": f"j{i}", "title": f"Paper {marker(i)}",
@@ -460,6 +461,7 @@ def test_cli_builds_an_index_that_loads(tmp_path):
     assert loaded.search("endonuclease")[0].paper.paper_id == "jinek2012"
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 @pytest.mark.parametrize("content, message", [
     ('{"title": "ok"}\n{"title": ', "bad.jsonl:2: invalid JSON"),
     (None, "no such file"),

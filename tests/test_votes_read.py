@@ -41,6 +41,7 @@ def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
                           capture_output=True, text=True, timeout=120, env=env)
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 @pytest.mark.parametrize("name", ["battles.json", "battles.jsonl"])
 def test_a_fastchat_battles_file_is_read_like_our_votes(tmp_path, name):
     path = tmp_path / name
@@ -75,6 +76,7 @@ def test_a_large_fastchat_file_takes_the_fast_reader_and_gives_the_same_table(tm
     assert table.n_votes == 6000 and np.array_equal(table.outcome[:4], [0, 1, 2, 3])
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_repeated_lines_and_overlapping_sources_count_each_battle_once(tmp_path):
     records = [make_record(i) for i in range(6)]
     first = tmp_path / "a" / "votes-1.jsonl"
@@ -148,6 +150,7 @@ def _hub_env(hub: FakeHub, home: Path) -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_the_leaderboard_command_reads_a_hub_dataset_id(hub, tmp_path):
     records = [make_record(i) for i in range(9)]
     _upload(hub, "org/votes", {
@@ -167,6 +170,7 @@ def test_the_leaderboard_command_reads_a_hub_dataset_id(hub, tmp_path):
     assert json.loads(proc.stdout)["total_votes"] == 13
 
 
+@pytest.mark.slow  # starts a subprocess or a loopback server
 def test_a_missing_hub_dataset_is_one_line_and_exit_code_2(hub, tmp_path):
     proc = cli("--votes", "org/nothing-here", env=_hub_env(hub, tmp_path / "hf"))
     assert proc.returncode == 2 and "could not read the dataset" in proc.stderr

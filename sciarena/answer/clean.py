@@ -9,8 +9,10 @@
    the streamed and the final answer look the same;
 4. ``normalise_citations`` — every citation becomes its own "[n]" with n in the reference list;
    "Lee et al. [4] found X [4]." keeps only the citation at the sentence's end;
-5. ``identity.redact_identity`` — the anonymity policy (see identity.py);
-6. whitespace tidying outside code blocks.
+5. whitespace tidying outside code blocks.
+
+The anonymity policy is not applied here: arena/runner.py applies ``redact.Shield`` to every snapshot and
+every final answer, in one place, so what is streamed and what is stored follow the same rules.
 
 Every pass is linear in the length of the text: a model can stream a 200 kB unbroken run (DNA, base64,
 one repeated character) and cleaning it must not stall the process, since the regex engine holds the
@@ -32,7 +34,6 @@ from collections import Counter
 from typing import Sequence
 
 from sciarena.answer.citations import cited_numbers, sentence_spans
-from sciarena.answer.redact import redact_identity, topic_text
 from sciarena.core.errors import MalformedOutput
 from sciarena.core.text import HTML_TAG, displayable, plain_text, scrub
 from sciarena.core.types import Answer, Reference
@@ -205,15 +206,21 @@ def normalise_citations(text: str, n_refs: int, references: Sequence[Reference] 
     valid = range(1, n_refs + 1)
     if references:
         text = _author_year(text, references)
+    text = _REPEATED.sub(r"\1", text)  # first, so a run of one citation is one match below, not thousands
     text = _NUMERIC.sub(lambda m: _numeric(m, valid), text)
     text = re.sub(r"(\[\d{1,4}\])[ \t]+(?=\[\d)", r"\1", text)
-    text = re.sub(r"(\[\d{1,4}\])\1+", r"\1", text)
+    text = _REPEATED.sub(r"\1", text)
     surnames = {_fold(_last_token(r.paper.authors[0])) for r in references if r.paper.authors}
     return _one_citation_per_sentence(text, surnames)
 
 
+_REPEATED = re.compile(r"(\[\d{1,4}\])\1+")
+
+
 def _numeric(match: re.Match[str], valid: range) -> str:
     body = match.group("a") or match.group("b")
+    if body.isdigit():  # the common "[n]": no list or range to read
+        return match.group("pre") + f"[{int(body)}]" if int(body) in valid else ""
     items = [p.strip() for p in re.split(r"[,;]", body)]
     if len(items) == 2 and items[0] == "0":
         return match.group(0)  # "[0, 1]": a numeric interval
@@ -301,7 +308,7 @@ def clean_answer(raw: str, references: Sequence[Reference], question: str = "") 
     """Apply every rule-based pass to a contestant's raw output.
 
     Raises errors.MalformedOutput when nothing is left once reasoning and whitespace are removed.
-    ``question`` and the papers' text exempt the model names they mention from redaction.
+    ``question`` is accepted for callers that pass it; the anonymity policy runs in the battle runner.
     """
     text = strip_reasoning(scrub(raw))
     if not text:
@@ -309,11 +316,10 @@ def clean_answer(raw: str, references: Sequence[Reference], question: str = "") 
     text = strip_html(text)
     n_refs = max((r.number for r in references), default=0)
     text = normalise_citations(text, n_refs, references)
-    text, redacted = redact_identity(text, exempt_text=topic_text(question, references))
     text = _tidy_whitespace(displayable(text))
     if not text:
         raise MalformedOutput("The model's answer was empty after cleaning.")
-    return Answer(text=text, raw_text=raw, cited=cited_numbers(text), redacted=redacted)
+    return Answer(text=text, raw_text=raw, cited=cited_numbers(text))
 
 
 def _tidy_whitespace(text: str) -> str:

@@ -3,8 +3,8 @@
 When SCIARENA_POSTPROCESS_MODEL names a catalogue model, each finished answer
 is sent to it (through its provider, providers.calls.complete), and it moves citations to sentence ends and strips Markdown with minimal
 edits, answering in JSON. Its rewrite is used only if it keeps most of the
-text (postprocess.accept_llm_rewrite); on any failure the original answer goes
-on unchanged. The rule-based pass (postprocess.clean_answer) runs afterwards in
+text (clean.accept_llm_rewrite); on any failure the original answer goes
+on unchanged. The rule-based pass (clean.clean_answer) runs afterwards in
 every case, so the display is consistent with or without an editor.
 """
 

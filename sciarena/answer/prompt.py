@@ -124,8 +124,8 @@ def build_postprocess_messages(
 ) -> tuple[Message, ...]:
     """Messages asking an LLM editor to restyle ``response``; it answers with a JSON object.
 
-    The reply is read by postprocess.parse_llm_rewrite and checked by
-    postprocess.accept_llm_rewrite before it replaces the rule-based result.
+    The reply is read by clean.parse_llm_rewrite and checked by
+    clean.accept_llm_rewrite before it replaces the rule-based result.
     """
     return _messages(POSTPROCESS_SYSTEM_PROMPT, question, references, max_context_chars,
                      f"Answer to edit:\n{response.strip()}\n\n{POSTPROCESS_INSTRUCTION}")

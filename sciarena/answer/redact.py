@@ -21,7 +21,7 @@ Matching rules, chosen to keep false positives low in scientific text:
   metric), "MiniMax" as the company writes it (not the minimax estimator); "xAI",
   "PaLM", "Olmo"/"OLMo" and "o3" are case-sensitive (XAI is explainable AI, palm a
   tree, olmo an elm, O3 ozone); lower-case "llama" and "mistral" in prose are the
-  animal and the wind.
+  animal and the wind, lower-case "grok" the verb.
 * A few names are also common scientific words; they are matched unless the
   nearby words show the other sense: Gemini (the constellation, observatory or
   NASA programme), Llama (camelid antibodies, nanobodies), Mistral (the wind),
@@ -43,8 +43,15 @@ Matching rules, chosen to keep false positives low in scientific text:
   Google Scholar".
 
 Matching runs on ``text.reading_view``: the text as the reader sees it (Markdown
-resolved, so ``G**PT**-4o`` is GPT-4o), NFKC-normalised, with invisible and bidi
-characters removed and Cyrillic/Greek look-alikes folded. Matches map back to
+resolved, so ``G**PT**-4o`` is GPT-4o; HTML character references decoded, so
+``&#67;laude`` is Claude; a link's text joined to what follows it; math read as
+KaTeX draws it, so ``$\\mathrm{Cla}\\mathrm{ude}$`` is Claude), NFKC-normalised, with
+invisible and bidi characters removed, hyphen look-alikes and Cyrillic/Greek
+look-alikes folded, letters spelled out with single separators joined.
+
+``Shield`` is the policy a battle applies (arena/runner.py, the only caller while
+a battle streams): these rules, and every name the question shares with the
+catalogue hidden in both answers until the vote. Matches map back to
 spans of the original text, which is what gets replaced. All of it is linear in
 the length of the text: repeats in the patterns are bounded.
 """
@@ -133,7 +140,8 @@ IDENTITY_TERMS: tuple[IdentityTerm, ...] = (
     IdentityTerm("Tongyi"),
     IdentityTerm("DeepSeek"),
     # xAI
-    IdentityTerm("Grok"),
+    # lower-case "grok" is a verb ("Students grok CRISPR"); the model is "Grok" (or lower case with a version)
+    IdentityTerm("Grok", case_sensitive=True, body=r"Grok|GROK|grok(?=[-\s]?\d)", anchors=("grok",)),
     IdentityTerm("xAI", case_sensitive=True),
     # Moonshot AI
     IdentityTerm("Kimi", person_name=True),
@@ -255,8 +263,9 @@ def _other_sense(text: str, m: re.Match[str], term: IdentityTerm, tail: str) -> 
 # "developed by OpenAI", "我是通义千问").
 _INTRODUCTION = re.compile(
     r"(?:\bi\s{1,3}am|\bi['’]m|\bim|(?<!such\s)(?<!well\s)\bas|\bmy\s{1,3}name\s{1,3}is|"
-    r"\b(?:developed|created|trained|made|built|designed|provided|powered|released|brought\s{1,3}to\s{1,3}you)"
-    r"\s{1,3}by|我是|我叫|本模型是|由)"
+    r"\b(?:developed|created|trained|made|built|designed|provided|powered|released|generated|written|answered|"
+    r"brought\s{1,3}to\s{1,3}you)\s{1,3}by|\bgreetings\s{1,3}from|\b(?:your|yours)\s{1,3}(?:friendly|truly|humble)|"
+    r"\bsigned[,:]?|我是|我叫|本模型是|由)"
     r"\s{0,3}(?:(?:actually|indeed|really|in\s{1,3}fact|just|simply|literally|definitely|truly|proudly|"
     r"called|known\s{1,3}as|named)[\s,]{1,3})?(?:an?\s{1,3}|the\s{1,3})?(?:ai\s{1,3}|(?:large\s{1,3})?language\s{1,3})?"
     r"(?:model\s{1,3}|assistant\s{1,3})?$",
@@ -270,7 +279,8 @@ _FIRST_PERSON = re.compile(
 )
 _CLAUSE_END = re.compile(r"[.!;\n。！；]")
 _AFTER_SELF = re.compile(
-    r"\s{0,3}(?:here\b|speaking\b|at\s+your\s+service|,?\s{0,3}(?:an?|your|the)\s+(?:ai|assistant|language\s+model|"
+    r"\s{0,3}(?:here\b|speaking\b|says\b|said\b|writes\b|answers\b|replies\b|responds\b|['’]s\s{1,3}(?:answer|"
+    r"response|reply|take|view|opinion)\b|at\s+your\s+service|,?\s{0,3}(?:an?|your|the)\s+(?:ai|assistant|language\s+model|"
     r"chatbot)\b|\(?that['’]?s\s+me|:\s)",
     re.IGNORECASE,
 )
@@ -347,19 +357,58 @@ def redact_identity(text: str, exempt_text: str = "", *, partial: bool = False) 
     The returned text is also safe to display (text.displayable): no lone surrogates, no bidi controls.
     """
     view, spans = _mentions(text, exempt_text, partial)
+    return _replace(text, view, spans), bool(spans)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One answer under the anonymity policy."""
+
+    text: str  # what the page shows before the vote
+    full: str  # what is stored and shown with the reveal: self-identifications still hidden, topic names back
+    redacted: bool  # a self-identification was hidden (in both texts)
+    masked: bool  # a name the question shares with the catalogue was hidden until the vote
+
+
+class Shield:
+    """The anonymity policy for one battle, applied to its streamed snapshots and its final answers alike.
+
+    Before the vote an answer never shows a catalogue model's or vendor's name as its author or speaker
+    (``redact_identity``'s rules, with the question and papers as topics). And when the question itself names
+    models, every name it shares with the catalogue is hidden in both answers until the vote, whatever the
+    sentence around it: a topic name beside "'s answer:", "says" or a signature is the pattern list's blind
+    spot, and the voter gains nothing by seeing which model an answer prefers to talk about. The reveal
+    shows ``Shown.full``; the vote record says which answers were masked."""
+
+    def __init__(self, question: str, references: Sequence[Reference] = ()) -> None:
+        self._exempt = topic_text(question, references)
+        asked = reading_view(question).text
+        self._asked = frozenset(t for t in IDENTITY_TERMS if not t.self_only and any(
+            anchor in asked.lower() for anchor in _anchors(t)) and _pattern(t).search(asked))
+
+    def show(self, text: str, *, partial: bool = False) -> Shown:
+        """``text`` as shown before and after the vote; ``partial`` as for ``redact_identity``."""
+        view = reading_view(text)
+        found = list(_matches(view))
+        exempt = _exempt_terms({term for _, _, term in found}, self._exempt)
+        own = [(s, e) for s, e, term in found if term not in exempt or _speaks_of_itself(view.text, s, e, partial)]
+        asked = [(s, e) for s, e, term in found if term in self._asked and (s, e) not in own]
+        return Shown(text=_replace(text, view, sorted(own + asked)), full=_replace(text, view, own),
+                     redacted=bool(own), masked=bool(asked))
+
+
+def _replace(text: str, view: View, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each view span replaced by the placeholder, displayable (text.displayable)."""
     pieces: list[str] = []
     last = 0
     for s, e in spans:
         start, end = locate(view, s, e)
         if start < last:
             continue
-        pieces.append(text[last:start])
-        pieces.append(PLACEHOLDER)
+        pieces += [text[last:start], PLACEHOLDER]
         last = end
-    if not pieces:
-        return displayable(text), False
     pieces.append(text[last:])
-    return displayable("".join(pieces)), True
+    return displayable("".join(pieces))
 
 
 def topic_text(question: str, references: Sequence[Reference]) -> str:

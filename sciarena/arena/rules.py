@@ -6,7 +6,9 @@ it durably. Every refusal is a typed SciArenaError (errors.py) whose message is 
 so the UI only shows messages and renders records; these rules are testable without Gradio.
 Both enforce the abuse limits (limits.py), keyed by the visitor's hashed voter id (voter.py): a
 visitor over a limit is refused before retrieval, and a paid battle is counted and given its slot
-after the draw, before any model is called.
+after the draw, before any model is called. A battle belongs to whoever started it (``Battle.owners``,
+their hashed ids): a vote from another browser or account is refused (NotYourBattle), even when it
+presents the owner's Gradio session.
 """
 
 from __future__ import annotations
@@ -31,11 +33,12 @@ from sciarena.core.errors import (
     InvalidChoice,
     InvalidQuestion,
     NoBattle,
+    NotYourBattle,
     RetrievalError,
     SciArenaError,
 )
 from sciarena.core.settings import Settings
-from sciarena.core.text import scrub
+from sciarena.core.text import scrub, storable_text
 from sciarena.core.types import CHOICES, Battle, Choice, Vote
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever
@@ -102,6 +105,15 @@ def validate_question(text: str | None, max_chars: int) -> str:
     return question
 
 
+def identities(visitor: Visitor | None, salt: str) -> tuple[str, ...]:
+    """The voter ids that stand for ``visitor``: as signed in, and as their browser (key or session) alone,
+    so that signing in or out between asking and voting keeps the battle theirs."""
+    if visitor is None:
+        return ()
+    ids = (voter_id(visitor, salt), voter_id(replace(visitor, username=None), salt))
+    return tuple(dict.fromkeys(i for i in ids if i))
+
+
 def normalise_choice(choice: str | None) -> Choice:
     """'a', ' Tie ' … → one of types.CHOICES, or InvalidChoice."""
     normalised = {c.lower(): c for c in CHOICES}.get((choice or "").strip().lower())
@@ -160,7 +172,8 @@ class Arena:
         pair = self._draw()
         # Unlabelled: ``vote`` labels, so a labelling model never delays the answers and is paid only
         # for the questions that are voted on (the only ones a label is recorded for).
-        battle = new_battle(question, retrieval, pair, created_at=self.clock())
+        battle = replace(new_battle(question, retrieval, pair, created_at=self.clock()),
+                         owners=identities(visitor, self.settings.id_salt))
         request = answer_request(question, retrieval.references)
         lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
         return lease.wrap(self.runner.run(battle, request))
@@ -204,6 +217,10 @@ class Arena:
         battle = session.battle if session else None
         if session is None or battle is None:
             raise NoBattle("There is no battle to vote on yet — ask a question first.")
+        who = voter_id(ballot.visitor, self.settings.id_salt)
+        if battle.owners and not set(identities(ballot.visitor, self.settings.id_salt)) & set(battle.owners):
+            raise NotYourBattle("This battle was started in another browser, so it cannot be voted on from here. "
+                                "Ask your own question to vote.")
         if session.voted:
             raise AlreadyVoted("You have already voted on this battle. Press New battle for another.")
         if not battle.finished:
@@ -213,7 +230,6 @@ class Arena:
         if self.clock() - battle.created_at > self.settings.battle_ttl_s:
             raise BattleExpired("This battle has expired; please start a new one.")
         require_consent(ballot.consent)
-        who = voter_id(ballot.visitor, self.settings.id_salt)
         # RateLimitedVisitor over votes_per_day, for the voter id or the address
         undo = self._limiter.reserve_vote(limit_keys(ballot.visitor, self.settings.id_salt) or (who,))
         try:
@@ -222,8 +238,9 @@ class Arena:
             labels = self.labeller.label(battle.question, battle.retrieval).with_asker_subject(
                 ballot.subject, session.suggested_subject)
             battle = replace(battle, question_type=labels.question_type, subject=labels.subject)
-            vote = Vote(battle=battle, choice=choice, reason=(ballot.reason or "").strip()[:MAX_REASON_CHARS],
-                        voter_id=who, consent=True, timestamp=utc_now_iso(), shared=ballot.shared is True,
+            reason = storable_text(ballot.reason or "").strip()[:MAX_REASON_CHARS]  # no NUL, ESC or U+202E
+            vote = Vote(battle=battle, choice=choice, reason=reason, voter_id=who, consent=True,
+                        timestamp=utc_now_iso(), shared=ballot.shared is True,
                         shared_reason=ballot.shared is True and ballot.shared_reason is True)
             self.store.append(vote_record(vote, labels))  # VoteRejected if this battle already has a stored vote
         except BaseException:

@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterator, Literal, Mapping, Union
 
+from sciarena.answer.clean import ReasoningFilter, clean_answer
+from sciarena.answer.redact import Shield
 from sciarena.arena.pairing import cost_usd
 from sciarena.core.errors import Cancelled, ProviderError, ProviderTimeout, SciArenaError
 from sciarena.core.types import (
@@ -31,6 +33,7 @@ from sciarena.core.types import (
 
 if TYPE_CHECKING:
     from sciarena.answer.editor import LLMPostprocessor
+    from sciarena.answer.redact import Shield
 
 log = logging.getLogger(__name__)
 
@@ -120,10 +123,9 @@ class BattleRunner:
 
     def run(self, battle: Battle, request: GenerationRequest) -> Iterator[Progress]:
         """Yield snapshots until both sides have ended; the last one holds both SideResults."""
-        from sciarena.answer.redact import topic_text
 
         events: queue.Queue[SideEvent] = queue.Queue()
-        exempt = topic_text(request.question, request.references)
+        shield = Shield(request.question, request.references)
         start = self._clock()
         specs = {"a": battle.model_a, "b": battle.model_b}
         stop = threading.Event()  # set when this generator ends: abandoned sides stop generating (and billing)
@@ -132,18 +134,37 @@ class BattleRunner:
                              name=f"battle-{battle.battle_id[:8]}-{side}", daemon=True).start()
 
         try:
-            yield from self._follow(battle, events, start, exempt)
+            yield from self._follow(battle, events, start, shield)
         finally:
             stop.set()
 
     def _follow(self, battle: Battle, events: queue.Queue[SideEvent], start: float,
-                exempt: str) -> Iterator[Progress]:
-        """Drain both sides' events into snapshots until both have ended or time is up."""
-        from sciarena.answer.clean import ReasoningFilter
-        from sciarena.answer.redact import redact_identity
+                shield: "Shield") -> Iterator[Progress]:
+        """Drain both sides' events into snapshots until both have ended or time is up.
+
+        The anonymity policy is applied here and only here (``shielded``): to what each side has streamed
+        so far, to each final answer (the stored text and its flags) and to what a failed side showed."""
 
         sides = _Sides(battle, start)
         safe = {"a": "", "b": ""}  # shown, with identity words redacted
+        finals: dict[str, str] = {}  # a finished side's text as shown before the vote
+
+        def shielded(side: Side) -> str:
+            """What ``side`` shows now; a finished side's answer is stored with the policy applied."""
+            if side in finals:
+                return finals[side]
+            result = sides.results.get(side)
+            if result is None:  # still streaming: the last unfinished word is held back ("Anthrop|ic")
+                return shield.show(_complete_words(sides.shown[side]), partial=True).text
+            if result.answer is None:  # failed: what it streamed, as a finished text
+                finals[side] = shield.show(sides.shown[side]).text
+                return finals[side]
+            shown = shield.show(result.answer.text)
+            sides.results[side] = replace(result, answer=replace(result.answer, text=shown.full,
+                                                                 redacted=shown.redacted, masked=shown.masked))
+            finals[side] = shown.text
+            return shown.text
+
         filters = {"a": ReasoningFilter(), "b": ReasoningFilter()}
         deadline = start + self._timeout_s
         while not sides.all_ended:
@@ -190,23 +211,16 @@ class BattleRunner:
             # Redact while streaming too: a name shown mid-stream would break anonymity
             # even if the final answer is redacted. Only sides that changed are checked again.
             for side in {event.side for event in batch}:
-                # A name cut across two chunks ("Anthrop|ic") is not caught yet: hold back the last
-                # unfinished word until the next chunk completes it.
-                text = sides.shown[side] if side in sides.results else _complete_words(sides.shown[side])
-                safe[side] = redact_identity(text, exempt, partial=side not in sides.results)[0]
+                safe[side] = shielded(side)
             yield sides.progress(safe)
 
-        final = sides.battle()
-        # A finished answer was redacted by clean_answer; a failed side shows what it streamed.
-        texts = {side: sides.results[side].answer.text if sides.results[side].answer  # type: ignore[union-attr]
-                 else redact_identity(sides.shown[side], exempt)[0] for side in SIDES}
-        yield Progress(texts["a"], texts["b"], final)
+        texts = {side: shielded(side) for side in SIDES}
+        yield Progress(texts["a"], texts["b"], sides.battle())
 
     def _pump(self, side: Side, spec: ModelSpec, request: GenerationRequest, events: queue.Queue[SideEvent],
               stop: threading.Event) -> None:
         """Stream one side into the queue, then clean its answer here, off the caller's loop,
         so an LLM editor call for one side never holds up the other side's stream."""
-        from sciarena.answer.clean import clean_answer
 
         provider = self._providers.get(spec.provider)
         try:

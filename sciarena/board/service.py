@@ -134,7 +134,7 @@ class BoardService:
             thread.join(timeout)
 
     # ---- the public endpoint -------------------------------------------------------------------
-    def api(self, min_battles: int = 100, method: str = "bt", style: str = "", rating: str = "bootstrap-mean",
+    def api(self, min_battles: int = 0, method: str = "bt", style: str = "", rating: str = "bootstrap-mean",
             as_of: str = "", by: str = "subject", bootstrap: int = 100, seed: int = 0) -> dict[str, Any]:
         """The leaderboard as the CLI's ``--format json`` prints it for the same options; a parameter
         out of bounds raises BoardRequestError naming it and what is accepted."""

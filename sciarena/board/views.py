@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from sciarena.board.table import VoteTable
-from sciarena.votes.schema import OUTCOME_A, OUTCOME_B
+from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOME_TIE, score_of_a
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,7 +86,6 @@ class PairRecord:
 
 def pair_record(table: VoteTable, first: str, second: str, *, rounds: int = 1000, seed: int = 0) -> PairRecord:
     """``first`` against ``second`` over the votes of ``table`` where exactly these two met."""
-    from sciarena.votes.schema import OUTCOME_BAD, OUTCOME_TIE, score_of_a
 
     names = {name: k for k, name in enumerate(table.models)}
     i, j = names.get(first, -1), names.get(second, -1)  # -1 matches no vote: a model never seen met no one

@@ -10,13 +10,21 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Callable, Iterable, TextIO
+from typing import Callable, Iterable, NoReturn, TextIO
 
 from sciarena.core.errors import SciArenaError
 from sciarena.core.settings import Settings
 
 REFUSED = 2
 INTERRUPTED = 130
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse that refuses a bad command line as every command refuses: one line on stderr, exit 2
+    (argparse's own prints the whole usage first). Sub-command parsers inherit the class."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(REFUSED, f"{self.prog}: {' '.join(message.split())} (see {self.prog} --help)\n")
 
 
 def settings_of(args: argparse.Namespace) -> Settings:

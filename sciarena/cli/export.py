@@ -32,8 +32,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Export; prints a one-line summary, or a one-line error and returns 2."""
-    from sciarena.votes.export import render, write_export
-    from sciarena.votes.read import load
+    from sciarena.votes.export import render, write_export  # start-up time: loaded only when this command runs
+    from sciarena.votes.read import load  # start-up time: loaded only when this command runs
 
     try:
         token = hub_token(args, args.votes)

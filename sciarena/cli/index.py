@@ -38,8 +38,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Build and save the index; print counts and timings. Returns the exit status."""
     # Imported here so `python -m sciarena --help` does not pay for bm25s/scipy.
-    from sciarena.retrieval.corpus import read_corpus
-    from sciarena.retrieval.local import LocalIndex
+    from sciarena.retrieval.corpus import read_corpus  # start-up time: loaded only when this command runs
+    from sciarena.retrieval.local import LocalIndex  # start-up time: loaded only when this command runs
 
     if args.passage_words < 20:
         print("error: --passage-words must be at least 20", file=sys.stderr)

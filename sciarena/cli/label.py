@@ -63,7 +63,7 @@ def add_subcommands(commands: argparse._SubParsersAction) -> None:
                          help="labels file (JSON lines), appended to; a rerun skips votes already labelled")
         add_model_run_options(sub)
         sub.set_defaults(run=run, task=task)
-    from sciarena.cli import label_attribution as attribution_cli
+    from sciarena.cli import label_attribution as attribution_cli  # start-up time: loaded only when this command runs
 
     sub = commands.add_parser("attribution", help="judge each cited passage against the sentence citing it",
                               description="Judge every (sentence, citation) pair of the votes' answers as "
@@ -76,10 +76,15 @@ def add_subcommands(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
         out: TextIO | None = None, err: TextIO | None = None) -> int:
     """0 when every vote has a label (or a recorded invalid reply), 1 when calls failed, 2 on bad input."""
-    from sciarena.core.errors import LabellingInputError
-    from sciarena.science.labelling.resolve import resolve_labeller
-    from sciarena.science.labelling.store import LabelLog, distinct_questions, label_votes, pending
-    from sciarena.votes.read import load
+    from sciarena.core.errors import LabellingInputError  # start-up time: loaded only when this command runs
+    from sciarena.science.labelling.resolve import resolve_labeller  # start-up time: loaded only when this command runs
+    from sciarena.science.labelling.store import (  # start-up time: loaded only when this command runs
+        LabelLog,
+        distinct_questions,
+        label_votes,
+        pending,
+    )
+    from sciarena.votes.read import load  # start-up time: loaded only when this command runs
 
     out, err = out or sys.stdout, err or sys.stderr
     prog = f"sciarena label {args.label_command}"
@@ -127,7 +132,10 @@ def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
 
 def vote_questions(records: Sequence[Mapping[str, Any]]) -> tuple[list["VoteQuestion"], int]:
     """(vote id, question) for each record with a question; a record without an id is named by its hash."""
-    from sciarena.science.labelling.store import VoteQuestion, question_hash
+    from sciarena.science.labelling.store import (  # start-up time: loaded only when this command runs
+        VoteQuestion,
+        question_hash,
+    )
 
     items, skipped = [], 0
     for record in records:
@@ -143,7 +151,7 @@ def vote_questions(records: Sequence[Mapping[str, Any]]) -> tuple[list["VoteQues
 
 def estimate_cost(items: Sequence["VoteQuestion"], task: Task, spec: "ModelSpec | None") -> str:
     """Dollars for one call per distinct question, from prompt length and catalogue prices."""
-    from sciarena.science.labelling.store import distinct_questions
+    from sciarena.science.labelling.store import distinct_questions  # start-up time: loaded only when this command runs
 
     if spec is None:
         return "$0.00"

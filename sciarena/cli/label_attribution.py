@@ -64,7 +64,7 @@ CHARS_PER_TOKEN = 4  # a rough English average, for the estimate only
 
 
 def add_arguments(sub: argparse.ArgumentParser) -> None:
-    from sciarena.cli.args import add_model_run_options
+    from sciarena.cli.args import add_model_run_options  # start-up time: loaded only when this command runs
 
     sub.add_argument("--votes", required=True, metavar="PATH_OR_REPO",
                      help="a votes file or folder (our JSON lines, the released JSON array, Parquet) "
@@ -89,7 +89,10 @@ def resolve_judge(name: str, settings: "Settings") -> ResolvedJudge:
     name = name.strip()
     if name == LEXICAL_NAME:
         return ResolvedJudge(LexicalJudge())
-    from sciarena.science.labelling.resolve import provider_complete, usable_model
+    from sciarena.science.labelling.resolve import (  # start-up time: loaded only when this command runs
+        provider_complete,
+        usable_model,
+    )
 
     spec, provider = usable_model(name, settings, option="--judge", role="judge", job="judge",
                                   offline=(LEXICAL_NAME, "word overlap", "the word-overlap baseline"),
@@ -141,7 +144,7 @@ def judge_pairs(pairs: Sequence[Pair], judge: Judge, *, concurrency: int,
 
 def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
         out: TextIO | None = None, err: TextIO | None = None) -> int:
-    from sciarena.votes.read import load
+    from sciarena.votes.read import load  # start-up time: loaded only when this command runs
 
     out, err = out or sys.stdout, err or sys.stderr
     prog = "sciarena label attribution"

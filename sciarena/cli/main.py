@@ -17,21 +17,21 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from sciarena.cli.common import guarded
+from sciarena.cli.common import OneLineParser, guarded
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from sciarena.cli import agreement as agreement_cli
-    from sciarena.cli import eval as eval_cli
-    from sciarena.cli import export as export_cli
-    from sciarena.cli import index as index_cli
-    from sciarena.cli import label as label_cli
-    from sciarena.cli import leaderboard as leaderboard_cli
-    from sciarena.cli import quality as quality_cli
-    from sciarena.cli import reviews as review_cli
-    from sciarena.cli import stats as stats_cli
+    from sciarena.cli import agreement as agreement_cli  # start-up time: loaded only when this command runs
+    from sciarena.cli import eval as eval_cli  # start-up time: loaded only when this command runs
+    from sciarena.cli import export as export_cli  # start-up time: loaded only when this command runs
+    from sciarena.cli import index as index_cli  # start-up time: loaded only when this command runs
+    from sciarena.cli import label as label_cli  # start-up time: loaded only when this command runs
+    from sciarena.cli import leaderboard as leaderboard_cli  # start-up time: loaded only when this command runs
+    from sciarena.cli import quality as quality_cli  # start-up time: loaded only when this command runs
+    from sciarena.cli import reviews as review_cli  # start-up time: loaded only when this command runs
+    from sciarena.cli import stats as stats_cli  # start-up time: loaded only when this command runs
 
-    parser = argparse.ArgumentParser(prog="python -m sciarena", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m sciarena", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     leaderboard_cli.add_parser(commands)
     index_cli.add_parser(commands)

@@ -37,8 +37,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    from sciarena.core.files import atomic_output
-    from sciarena.science.review import AUDIT_LABELS, review_sets
+    from sciarena.core.files import atomic_output  # start-up time: loaded only when this command runs
+    from sciarena.science.review import AUDIT_LABELS, review_sets  # start-up time: loaded only when this command runs
 
     out, err = out or sys.stdout, err or sys.stderr
     try:
@@ -68,8 +68,8 @@ def run(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | No
 def read_reviews(path: Path) -> list[dict]:
     """Every review record under ``path`` — all of them: ``load`` keeps one record per id, and a battle's
     reviews share its id. A last line cut short (a writer mid-append) is skipped; any other bad line is an error."""
-    from sciarena.votes.read import local_vote_files
-    from sciarena.votes.read.parse import UNREADABLE, json_lines
+    from sciarena.votes.read import local_vote_files  # start-up time: loaded only when this command runs
+    from sciarena.votes.read.parse import UNREADABLE, json_lines  # start-up time: loaded only when this command runs
 
     if not path.exists():
         raise SciArenaError(f"{path}: no such file or folder")

@@ -141,7 +141,7 @@ def format_table(stats: DataStats) -> str:
 
 def write_failures(records: Sequence[dict[str, Any]], stats: DataStats, path: str) -> int:
     """Write the failure cases' records as JSON lines (atomically); returns how many."""
-    from sciarena.core.files import atomic_output
+    from sciarena.core.files import atomic_output  # start-up time: loaded only when this command runs
 
     rows = failure_records(records, stats.failures)
     with atomic_output(path) as handle:
@@ -152,7 +152,7 @@ def write_failures(records: Sequence[dict[str, Any]], stats: DataStats, path: st
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """Run the sub-command; returns the exit code (0 ok, 2 unusable input or unwritable output)."""
-    from sciarena.votes.read import load
+    from sciarena.votes.read import load  # start-up time: loaded only when this command runs
 
     out, err = out or sys.stdout, err or sys.stderr
     try:
@@ -200,8 +200,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
 
 def write_plots(stats: DataStats, folder: Path) -> list[str]:
     """Each figure of ``plots.FIGURES`` the statistics can draw, as ``folder/<name>.png``."""
-    from sciarena.core.files import atomic_output
-    from sciarena.science.stats.plots import FIGURES
+    from sciarena.core.files import atomic_output  # start-up time: loaded only when this command runs
+    from sciarena.science.stats.plots import FIGURES  # start-up time: loaded only when this command runs
 
     folder.mkdir(parents=True, exist_ok=True)
     names = []

@@ -93,6 +93,10 @@ class BattleNotVotable(VoteRejected):
     """A side failed, so the two answers cannot be compared."""
 
 
+class NotYourBattle(VoteRejected):
+    """The vote came from another browser (or account) than the one that started the battle."""
+
+
 class BattleExpired(VoteRejected):
     """The battle is older than the voting window (Settings.battle_ttl_s)."""
 
@@ -131,7 +135,12 @@ class RateLimitedVisitor(SciArenaError):
 
 
 class ArenaBusy(SciArenaError):
-    """The global cap on concurrent paid battles is reached; nothing was started or charged."""
+    """The global cap on concurrent paid battles is reached, or this visitor holds their fair share of it;
+    nothing was started or charged. ``retry_after_s`` is when a slot is expected to be free (None: unknown)."""
+
+    def __init__(self, message: str, *, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class StatsInputError(SciArenaError):

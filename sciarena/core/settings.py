@@ -63,6 +63,7 @@ class Settings:
     battles_per_day: int = 150
     votes_per_day: int = 150
     max_paid_battles: int = 8  # paid battles generating at once, over all visitors
+    max_paid_per_visitor: int = 2  # of those, at most this many for one voter key (a fair share)
     limit_offline: bool = False
     # The client address also counts against the limits (hashed, never stored): how many proxies in front of
     # the app append to X-Forwarded-For (a Space: 1); 0 = the connection's own peer address.
@@ -120,6 +121,7 @@ class Settings:
             battles_per_day=_limit(env, "SCIARENA_BATTLES_PER_DAY", cls.battles_per_day),
             votes_per_day=_limit(env, "SCIARENA_VOTES_PER_DAY", cls.votes_per_day),
             max_paid_battles=_limit(env, "SCIARENA_MAX_PAID_BATTLES", cls.max_paid_battles),
+            max_paid_per_visitor=_limit(env, "SCIARENA_MAX_PAID_PER_VISITOR", cls.max_paid_per_visitor),
             limit_offline=_flag(env, "SCIARENA_LIMIT_OFFLINE", False),
             proxy_hops=_limit(env, "SCIARENA_PROXY_HOPS", 1 if env.get("SPACE_ID") else 0),
             count_anonymous=_flag(env, "SCIARENA_COUNT_ANONYMOUS", True),

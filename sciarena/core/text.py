@@ -16,6 +16,7 @@ Two jobs, both linear in the length of the text:
 from __future__ import annotations
 
 import functools
+import html
 import re
 import unicodedata
 from bisect import bisect_right
@@ -50,6 +51,17 @@ def displayable(text: str) -> str:
     return _BIDI_CONTROLS.sub("", scrub(text))
 
 
+# Control characters (C0 but tab and newline, DEL, C1) and every bidirectional control and override.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
+def storable_text(text: str) -> str:
+    """Free text a visitor typed, as it is stored: ``scrub`` and no control characters (NUL, ESC, …) or
+    bidirectional overrides, which would make a stored reason read differently from what it is or break
+    the tools that read the votes. Tabs and line breaks stay (a carriage return goes: \n is the break)."""
+    return _UNPRINTABLE.sub("", scrub(text))
+
+
 # Cyrillic and Greek letters drawn like Latin ones (the Unicode confusables that matter for names).
 _CONFUSABLES = str.maketrans(
     "АВСЕНІЈКМОРЅТХУаеіјорсѕухԁһӏ"  # Cyrillic
@@ -57,6 +69,8 @@ _CONFUSABLES = str.maketrans(
     "ABCEHIJKMOPSTXYaeijopcsyxdhl"
     "ABEZHIKMNOPTYXoi",
 )
+# Hyphens and dashes drawn like "-" (NFKC leaves U+2010–U+2015 and the minus sign U+2212 alone): GPT‑4o.
+_DASHES = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"})
 # Formatting and embedding tags a model may emit (unknown ones such as "<Claude>" are shown as text, so
 # they stay). The attribute part is bounded: "<b" followed by a long run costs a bounded look-ahead.
 HTML_TAG = (
@@ -68,14 +82,28 @@ HTML_TAG = (
 )
 # Characters the view handles one by one: anything outside ASCII except CJK ideographs (NFKC leaves those
 # alone, and they make up whole answers in Chinese), Markdown markers, tags, link targets, spaced letters.
+# Every repeat is bounded, so each position is looked at a bounded number of times (a run of "$", "\\(" or
+# "&#" costs a bounded look-ahead from each, never a rescan to the end).
 _SPECIAL = re.compile(
     r"(?P<rlo>\u202e[^\u202c\u2069\n]{0,500})"
     rf"|(?P<tag>{HTML_TAG})"
+    # an HTML character reference: the browser shows the character (&#67;laude is Claude)
+    r"|(?P<entity>&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
     r"|(?P<target>\]\([^()\s]{0,500}\))"
+    # "[Cla][x]ude" with a "[x]: …" line, or "[Cla]ude": the link's text runs on into the letters after it
+    r"|(?P<joined>(?<=[^\W\d_])\](?:\[[^\[\]\n]{0,100}\])?(?=[^\W\d_]))"
+    # inline and display math: KaTeX draws the letters without the spaces or the commands around them
+    r"|(?P<math>\$\$[^$]{1,400}\$\$|\$[^$\n]{1,200}\$|\\\((?:[^\\\n]|\\(?!\))){1,200}\\\)"
+    r"|\\\[(?:[^\\]|\\(?!\])){1,400}\\\])"
     r"|(?P<marks>[*_~`]+)"
-    r"|(?P<spaced>(?<![^\W_])(?:[A-Za-z][ .](?=[A-Za-z])){2,64}[A-Za-z](?![^\W_]))"
+    # letters spelled out with single separators: "G P T", "C.l.a.u.d.e", "G-P-T", "C·l·a·u·d·e"
+    r"|(?P<spaced>(?<![^\W_])(?:[A-Za-z][ .\-·•/|:,;+'’\u2010-\u2015\u2212\ufe63\uff0d](?=[A-Za-z])){2,64}"
+    r"[A-Za-z](?![^\W_]))"
     r"|(?P<other>[^\x00-\x7f\u4e00-\u9fff]+)"
 )
+# Inside math: commands (\mathrm, \text, \alpha …), braces, sub/superscript marks and spaces draw nothing
+# of themselves; letters, digits and the hyphen/dot of a version ("GPT-4.1") are what the reader sees.
+_MATH_INVISIBLE = re.compile(r"\\[A-Za-z]{1,30}\*?|\\.|[{}^_\s$]|\\$")
 
 
 @dataclass(frozen=True)
@@ -85,6 +113,7 @@ class View:
     source: str
     text: str
     origin: tuple[int, ...]
+    wholes: tuple[tuple[int, int], ...] = ()  # source spans replaced whole when a match falls inside (math)
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The span of ``source`` that view characters ``start:end`` came from (``end > start``)."""
@@ -99,12 +128,13 @@ def reading_view(text: str, fold: bool = True) -> View:
     """
     out: list[str] = []
     origin: list[int] = []
+    wholes: list[tuple[int, int]] = []
     last = 0
     for m in _SPECIAL.finditer(text):
         out.append(text[last : m.start()])
         origin.extend(range(last, m.start()))
         kind, start = m.lastgroup, m.start()
-        if not fold and kind in ("rlo", "spaced", "other"):
+        if not fold and kind in ("rlo", "spaced", "other", "entity", "math", "joined"):
             out.append(m.group())
             origin.extend(range(start, m.end()))
         elif kind == "rlo":  # shown right to left: the reader sees the reversed string
@@ -114,6 +144,12 @@ def reading_view(text: str, fold: bool = True) -> View:
             for i in range(start, m.end(), 2):
                 out.append(text[i])
                 origin.append(i)
+        elif kind == "entity":  # one character (or none) where the reference stood
+            for char in html.unescape(m.group()):
+                _emit(char, start, out, origin)
+        elif kind == "math":
+            _emit_math(text, start, m.end(), out, origin)
+            wholes.append((start, m.end()))
         elif kind == "marks" and _stands_alone(text, start, m.end()):
             out.append(m.group())  # "3 * 4" is arithmetic, not emphasis
             origin.extend(range(start, m.end()))
@@ -123,7 +159,18 @@ def reading_view(text: str, fold: bool = True) -> View:
         last = m.end()  # tags, link targets and emphasis markers are dropped
     out.append(text[last:])
     origin.extend(range(last, len(text)))
-    return View(text, "".join(out), tuple(origin))
+    return View(text, "".join(out), tuple(origin), tuple(wholes))
+
+
+def _emit_math(text: str, start: int, end: int, out: list[str], origin: list[int]) -> None:
+    """The characters of a math span a reader sees, each with its index: commands, braces and spaces go."""
+    last = start
+    for m in _MATH_INVISIBLE.finditer(text, start, end):
+        for i in range(last, m.start()):
+            _emit(text[i], i, out, origin)
+        last = m.end()
+    for i in range(last, end):
+        _emit(text[i], i, out, origin)
 
 
 def plain_text(text: str) -> str:
@@ -150,7 +197,7 @@ def _fold_char(char: str) -> str:
         return ""  # zero-width, soft hyphen, bidi controls, combining marks, fillers
     if category.startswith("Z"):
         return " "
-    return unicodedata.normalize("NFKC", char).translate(_CONFUSABLES)
+    return unicodedata.normalize("NFKC", char).translate(_CONFUSABLES).translate(_DASHES)
 
 
 def locate(view: View, start: int, end: int) -> tuple[int, int]:
@@ -158,6 +205,9 @@ def locate(view: View, start: int, end: int) -> tuple[int, int]:
     the span never leaves half an emphasis pair behind ("**Claude**" is replaced whole)."""
     s, e = view.span(start, end)
     source = view.source
+    at = bisect_right(view.wholes, (s, len(source))) - 1  # the math span the match starts in, if any
+    if at >= 0 and view.wholes[at][0] <= s < view.wholes[at][1]:
+        s, e = view.wholes[at][0], max(e, view.wholes[at][1])  # "$Cla ude$" goes whole, not "$[…]$" in KaTeX
     while s > 0 and source[s - 1] in "*_~`" and _dropped(view, s - 1):
         s -= 1
     while e < len(source) and source[e] in "*_~`" and _dropped(view, e):

@@ -254,6 +254,7 @@ class Answer:
     raw_text: str
     cited: tuple[int, ...]  # reference numbers, in order of first citation
     redacted: bool = False  # an identity word was removed (anonymity policy)
+    masked: bool = False  # a model name the question shares with the catalogue was hidden until the vote
 
 
 @dataclass(frozen=True)
@@ -302,6 +303,9 @@ class Battle:
     side_b: SideResult | None = None
     subject: str = ""
     question_type: str = ""
+    # Hashed voter ids (votes.voter.voter_id) of whoever started it: as signed in, and as their browser
+    # alone. A vote must come from one of them (empty: anyone, a battle a caller that knows nobody started).
+    owners: tuple[str, ...] = ()
 
     @property
     def finished(self) -> bool:

@@ -36,8 +36,12 @@ class Pool:
 
 def build_providers(settings: Settings, catalogue: Catalogue) -> dict[str, Provider]:
     """One provider per endpoint, plus "offline" and "gguf"; keys come from ``settings.secret``."""
-    from sciarena.providers.local_gguf import LocalGGUFProvider
-    from sciarena.providers.offline import OfflineProvider
+    from sciarena.providers.local_gguf import (
+        LocalGGUFProvider,  # start-up time: a backend's client library loads only when a model uses it
+    )
+    from sciarena.providers.offline import (
+        OfflineProvider,  # start-up time: a backend's client library loads only when a model uses it
+    )
 
     providers: dict[str, Provider] = {
         "offline": OfflineProvider(),
@@ -50,7 +54,9 @@ def build_providers(settings: Settings, catalogue: Catalogue) -> dict[str, Provi
 
 def endpoint_provider(endpoint: Endpoint, settings: Settings) -> Provider:
     """The provider for one catalogue endpoint (its key looked up in the settings' secrets)."""
-    from sciarena.providers.openai_compat import OpenAICompatibleProvider
+    from sciarena.providers.openai_compat import (
+        OpenAICompatibleProvider,  # start-up time: a backend's client library loads only when a model uses it
+    )
 
     api_key = settings.secret(endpoint.key_env) if endpoint.key_env else None
     return OpenAICompatibleProvider(name=endpoint.key, base_url=endpoint.base_url, api_key=api_key,

@@ -88,8 +88,9 @@ class ArenaView:
 
     @property
     def page_vote_outputs(self) -> list[Any]:
-        """What a vote button updates: the reveal, the session, the closed controls and the vote's message."""
-        return [self.model_names, self.session, *self.controls, self.vote_error]
+        """What a vote button updates: the reveal, the answers in full, the session, the closed controls and
+        the vote's message."""
+        return [self.model_names, self.answer_a, self.answer_b, self.session, *self.controls, self.vote_error]
 
 
 class ArenaHandlers:
@@ -145,6 +146,17 @@ class ArenaHandlers:
         yield from self._stream(progress, turn)
 
     def _stream(self, progress: Iterator[Any], turn: int | None) -> Iterator[Updates]:
+        """The battle's snapshots as updates. Closing this generator (Gradio does when the client goes away
+        or cancels) closes the battle at once: its sides stop and its paid slot is freed, not left to the
+        garbage collector."""
+        try:
+            yield from self._updates(progress, turn)
+        finally:
+            close = getattr(progress, "close", None)
+            if close is not None:
+                close()
+
+    def _updates(self, progress: Iterator[Any], turn: int | None) -> Iterator[Updates]:
         v = self.view
         status = ""
         for snapshot in progress:
@@ -219,7 +231,12 @@ class ArenaHandlers:
                         subject=subject, shared=shared, shared_reason=shared_reason)
         voted = self.arena.vote(session, ballot)
         assert voted.vote is not None and voted.battle is not None
-        return {self.view.model_names: render.reveal_markdown(voted.battle, voted.vote.choice),
+        battle, retrieval = voted.battle, voted.battle.retrieval
+        # With the names, the answers in full: model names the question shared were hidden until now.
+        full = {box: render.answer_markdown(side.answer.text, None, render.cited_for_answer(side, retrieval))
+                for box, side in ((self.view.answer_a, battle.side_a), (self.view.answer_b, battle.side_b))
+                if side is not None and side.answer is not None}
+        return {self.view.model_names: render.reveal_markdown(battle, voted.vote.choice), **full,
                 self.view.session: voted, **self.open_controls(voted)}
 
     def vote_button(self, choice: str) -> Callable[..., Updates]:

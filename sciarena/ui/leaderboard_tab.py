@@ -135,7 +135,7 @@ class LeaderboardTab:
         updates = self.refresh(view, view_key, style, rating, all_columns, show_deprecated)
         return {view.table: updates[view.table]}
 
-    def api(self, min_battles: int = 100, method: str = "bt", style: str = "", rating: str = "bootstrap-mean",
+    def api(self, min_battles: int = 0, method: str = "bt", style: str = "", rating: str = "bootstrap-mean",
             as_of: str = "", by: str = "subject", bootstrap: int = 100, seed: int = 0,
             show_deprecated: bool = False) -> dict[str, Any]:
         """The leaderboard as the CLI's ``--format json`` prints it for the same options, plus how

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+from bisect import bisect_right
 from typing import Callable, Sequence
 from urllib.parse import quote, urlsplit
 
@@ -117,6 +118,9 @@ new MutationObserver(() => {
 </script>"""
 
 TOOLTIP_CHARS = 300
+# Citations of one answer made into links; later ones stay plain "[n]". A real answer cites tens of times;
+# a 240 kB run of "[1]" would otherwise become 30 MB of anchors and tooltips on every streamed update.
+MAX_CITATION_LINKS = 300
 
 # Characters that mean something to Markdown, to Gradio's LaTeX pass or to a table, encoded as
 # HTML character references: the browser shows them, and no parser acts on them.
@@ -171,25 +175,46 @@ def safe_markdown(text: str, references: Sequence[Reference] = ()) -> str:
     """Model Markdown with raw HTML shown as text, images turned into links and [n] linked."""
     math: list[str] = []
 
-    def hold(match: re.Match[str]) -> str:
-        math.append(match.group(0).replace("<", "&lt;"))
+    def hold(formula: str) -> str:
+        math.append(formula.replace("<", "&lt;"))
         return f"{_MATH_MARK}{len(math) - 1}{_MATH_MARK}"
 
     # Math first, as Gradio does, so a formula's "<", "[" or "_" is left for KaTeX.
     held = _CONTROL.sub("", text).replace(_MATH_MARK, "")
     for left, right, _ in LATEX_DELIMITERS:
-        held = re.sub(f"{re.escape(left)}([\\s\\S]+?){re.escape(right)}", hold, held)
+        held = _hold_math(held, left, right, hold)
     by_number = {r.number: r for r in references}
     links: dict[int, str] = {}  # one anchor per number: a long answer cites the same paper often
 
+    linked = [0]
+
     def cite(match: re.Match[str]) -> str:
         number = int(match.group(1))
+        if linked[0] >= MAX_CITATION_LINKS:
+            return f"&#91;{number}]"  # plain text, and never a Markdown link reference
+        linked[0] += 1
         if number not in links:
             links[number] = _citation(number, by_number)
         return links[number]
 
     pieces = [piece if is_code else _neutralise(piece, cite) for piece, is_code in _split_code(held)]
     return re.sub(f"{_MATH_MARK}(\\d+){_MATH_MARK}", lambda m: math[int(m.group(1))], "".join(pieces))
+
+
+def _hold_math(text: str, left: str, right: str, hold: Callable[[str], str]) -> str:
+    """Each ``left``…``right`` span (at least one character inside) replaced by ``hold(span)``, read
+    left to right as the lazy ``left([\\s\\S]+?)right`` would, in one pass: a regex retries from every
+    unclosed opener and rescans to the end each time (quadratic on a run of "\\[")."""
+    pieces: list[str] = []
+    position = 0
+    while (start := text.find(left, position)) >= 0:
+        end = text.find(right, start + len(left) + 1)
+        if end < 0:  # no closer after this opener, so none after any later one either
+            break
+        pieces += [text[position:start], hold(text[start:end + len(right)])]
+        position = end + len(right)
+    pieces.append(text[position:])
+    return "".join(pieces)
 
 
 def _split_code(text: str) -> list[tuple[str, bool]]:
@@ -212,15 +237,24 @@ def _split_code(text: str) -> list[tuple[str, bool]]:
 
 
 def _split_spans(text: str) -> list[tuple[str, bool]]:
+    """Inline code spans: a run of n backticks up to the next run of exactly n. The runs are listed once
+    and grouped by length, so an opener without a closer costs a lookup, not a rescan of the rest."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
+    by_length: dict[int, list[int]] = {}
+    for index, (start, end) in enumerate(runs):
+        by_length.setdefault(end - start, []).append(index)
     pieces: list[tuple[str, bool]] = []
-    position = scan = 0
-    while (opening := _BACKTICKS.search(text, scan)) is not None:
-        closing = re.compile(f"(?<!`){opening.group(0)}(?!`)").search(text, opening.end())
-        if closing is None:  # no matching run: the backticks are literal
-            scan = opening.end()
+    position = 0
+    for index, (start, end) in enumerate(runs):
+        if start < position:
             continue
-        pieces += [(text[position:opening.start()], False), (text[opening.start():closing.end()], True)]
-        position = scan = closing.end()
+        same = by_length[end - start]
+        later = bisect_right(same, index)
+        if later == len(same):  # no matching run: the backticks are literal
+            continue
+        close_end = runs[same[later]][1]
+        pieces += [(text[position:start], False), (text[start:close_end], True)]
+        position = close_end
     pieces.append((text[position:], False))
     return pieces
 

@@ -96,6 +96,8 @@ OWN_FIELDS: tuple[str, ...] = (
     "cost_usd_b",
     "redacted_a",
     "redacted_b",
+    "masked_a",  # a model name the question shares with the catalogue was hidden in this answer until the vote
+    "masked_b",
     "question_type_labeller",  # who gave question_type: "offline:rules:category" or a catalogue model's name
     "subject_labeller",  # who gave subject_labelled ("offline:classifier:discipline" offline, or a model's name)
     # who decided subject: "asker" (changed the field the vote bar proposed), "labeller" (the offline one) or
@@ -194,6 +196,8 @@ def vote_record(vote: Vote, labels: QuestionLabels | None = None) -> dict[str, A
         "cost_usd_b": b.cost_usd,
         "redacted_a": a.answer.redacted,
         "redacted_b": b.answer.redacted,
+        "masked_a": a.answer.masked,
+        "masked_b": b.answer.masked,
         "question_type_labeller": labels.question_type_labeller if labels else None,
         "subject_labeller": labels.subject_labeller if labels else None,
         "subject_source": labels.subject_source if labels and labels.subject else None,

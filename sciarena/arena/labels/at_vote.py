@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from sciarena.arena.labels import rules as classify
 from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
 from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Labeller, LLMLabeller
+from sciarena.core.errors import CatalogueError
 from sciarena.core.types import (  # noqa: F401 (the field vocabulary, re-exported for the arena's callers)
     ASKER_FIELDS,
     OTHER_FIELD,
@@ -30,6 +31,7 @@ from sciarena.core.types import (  # noqa: F401 (the field vocabulary, re-export
     QuestionLabels,
     Retrieval,
 )
+from sciarena.providers.calls import complete
 
 if TYPE_CHECKING:
     from sciarena.providers.registry import Models
@@ -92,11 +94,9 @@ def open_arena_labeller(name: str, models: Models, timeout_s: float = LABEL_TIME
     name = name.strip()
     if not name or name == OFFLINE_NAME:
         return ArenaLabeller()
-    from sciarena.providers.calls import complete
 
     spec, provider = models.pick(name, "SCIARENA_LABEL_MODEL")
     if spec.offline:
-        from sciarena.core.errors import CatalogueError
 
         raise CatalogueError(f"SCIARENA_LABEL_MODEL: {spec.name!r} is an offline answer generator, not a "
                              f"labeller; leave it empty (or {OFFLINE_NAME}) for the keyword rules.")

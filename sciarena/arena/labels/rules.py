@@ -1,6 +1,6 @@
 """Label a battle with its discipline (``subject``) and question category, offline.
 
-The paper labels questions with an LLM (appendix B.3; ours is sciarena/science.labelling/).
+The paper labels questions with an LLM (appendix B.3; ours is sciarena/science/labelling/).
 These are the cheap, transparent rules that need no model, measured against our
 hand-labelled questions by benchmarks/bench_labellers.py:
 - question type: cues for the paper's five categories, else "Others";

@@ -13,18 +13,18 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from sciarena.arena.limits.rules import (
     BATTLE,
-    BUSY_MESSAGE,
     DAY,
     HOUR,
     VOTE,
     Keys,
     Lease,
     Limits,
+    busy,
     is_paid,
     key_list,
+    over_share,
     refusal,
 )
-from sciarena.core.errors import ArenaBusy
 
 if TYPE_CHECKING:
     from sciarena.core.types import ModelSpec
@@ -40,7 +40,7 @@ class Limiter:
         self._clock = clock
         self._lock = threading.Lock()
         self._events: dict[tuple[str, str], list[float]] = {}  # (kind, voter key) → times, oldest first
-        self._running: dict[int, float] = {}  # lease number → expiry time
+        self._running: dict[int, tuple[float, tuple[str, ...]]] = {}  # lease number → (expiry, holder keys)
         self._numbers = itertools.count()
         self._swept = -math.inf
 
@@ -92,12 +92,17 @@ class Limiter:
                 self._over(BATTLE, k, now)
             number = None
             if paid and self.limits.max_paid_battles:
-                for lease, expiry in [item for item in self._running.items() if item[1] <= now]:
+                for lease in [n for n, (expiry, _) in self._running.items() if expiry <= now]:
                     del self._running[lease]
+                share = self.limits.max_paid_per_visitor
+                for k in (keys if share else ()):  # a voter id or an address holds at most its share
+                    held = sorted(expiry for expiry, holders in self._running.values() if k in holders)
+                    if len(held) >= share:
+                        raise over_share(share, held[len(held) - share] - now)  # its oldest slot frees one
                 if len(self._running) >= self.limits.max_paid_battles:
-                    raise ArenaBusy(BUSY_MESSAGE)
+                    raise busy(min(expiry for expiry, _ in self._running.values()) - now)
                 number = next(self._numbers)
-                self._running[number] = now + self.limits.lease_s
+                self._running[number] = (now + self.limits.lease_s, keys)
             for k in (keys if counted else ()):
                 self._record(BATTLE, k, now)
         return Lease(None if number is None else lambda: self._free(number))
@@ -115,7 +120,7 @@ class Limiter:
         """Paid battles holding a slot now."""
         with self._lock:
             now = self._clock()
-            return sum(1 for expiry in self._running.values() if expiry > now)
+            return sum(1 for expiry, _ in self._running.values() if expiry > now)
 
     def reserve_vote(self, key: Keys) -> Callable[[], None]:
         """Count one vote under every key or raise RateLimitedVisitor (nothing counted); returns the

@@ -17,7 +17,7 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from sciarena.arena.limits.rules import BATTLE, BUSY_MESSAGE, VOTE, Keys, Lease, Limits, is_paid, key_list, refusal
+from sciarena.arena.limits.rules import BATTLE, VOTE, Keys, Lease, Limits, busy, is_paid, key_list, over_share, refusal
 from sciarena.core.errors import ArenaBusy
 
 if TYPE_CHECKING:
@@ -25,14 +25,18 @@ if TYPE_CHECKING:
 
 UNREACHABLE = "The arena cannot check its usage limits right now; please try again in a minute."
 
-# KEYS[1] running leases or "" (no slot needed), KEYS[2..] events of (kind, key) for each key to count.
-# ARGV: now, record (0/1), event member, longest window, n rules, (window, limit) × n, cap, lease expiry,
-# lease member. Every key is checked before anything is counted (all or nothing).
-# Returns {"ok"} | {"limit", rule index (1-based), retry seconds} | {"busy"}.
+# KEYS[1] running leases or "" (no slot needed); KEYS[2 .. 1+h] the running leases each key holds (its fair
+# share); KEYS[2+h ..] events of (kind, key) for each key to count. ARGV: now, record (0/1), event member,
+# longest window, n rules, (window, limit) × n, cap, lease expiry, lease member, share, h.
+# Every key is checked before anything is counted (all or nothing).
+# Returns {"ok"} | {"limit", rule index (1-based), retry seconds} | {"busy", retry} | {"share", retry}.
 _ADMIT = """
 local now = tonumber(ARGV[1])
 local n = tonumber(ARGV[5])
-for k = 2, #KEYS do
+local cap_at = 6 + 2 * n
+local share = tonumber(ARGV[cap_at + 3])
+local h = tonumber(ARGV[cap_at + 4])
+for k = 2 + h, #KEYS do
   redis.call("ZREMRANGEBYSCORE", KEYS[k], "-inf", now - tonumber(ARGV[4]))
   for i = 1, n do
     local window, limit = tonumber(ARGV[4 + 2 * i]), tonumber(ARGV[5 + 2 * i])
@@ -44,23 +48,34 @@ for k = 2, #KEYS do
     end
   end
 end
-local cap_at = 6 + 2 * n
 if KEYS[1] ~= "" then
   redis.call("ZREMRANGEBYSCORE", KEYS[1], "-inf", now)
+  for k = 2, 1 + h do
+    redis.call("ZREMRANGEBYSCORE", KEYS[k], "-inf", now)
+    local held = redis.call("ZCARD", KEYS[k])
+    if held >= share then
+      local oldest = redis.call("ZRANGE", KEYS[k], held - share, held - share, "WITHSCORES")
+      return {"share", tostring(tonumber(oldest[2]) - now)}
+    end
+  end
   if redis.call("ZCARD", KEYS[1]) >= tonumber(ARGV[cap_at]) then
-    return {"busy"}
+    local first = redis.call("ZRANGE", KEYS[1], 0, 0, "WITHSCORES")
+    return {"busy", tostring(tonumber(first[2]) - now)}
   end
   redis.call("ZADD", KEYS[1], tonumber(ARGV[cap_at + 1]), ARGV[cap_at + 2])
+  for k = 2, 1 + h do
+    redis.call("ZADD", KEYS[k], tonumber(ARGV[cap_at + 1]), ARGV[cap_at + 2])
+    redis.call("EXPIRE", KEYS[k], math.ceil(tonumber(ARGV[cap_at + 1]) - now) + 60)  -- the caller's clock
+  end
 end
 if ARGV[2] == "1" then
-  for k = 2, #KEYS do
+  for k = 2 + h, #KEYS do
     redis.call("ZADD", KEYS[k], now, ARGV[3])
     redis.call("EXPIRE", KEYS[k], math.ceil(tonumber(ARGV[4])) + 60)
   end
 end
 return {"ok"}
 """
-
 
 class RedisLimiter:
     """:class:`memory.Limiter`'s contract over a Redis server shared by every replica."""
@@ -91,19 +106,26 @@ class RedisLimiter:
     def _running_key(self) -> str:
         return f"{self._prefix}running"
 
-    def _run(self, kind: str, keys: tuple[str, ...], *, record: bool, slot: bool) -> tuple[str, str | None]:
+    def _held_key(self, key: str) -> str:
+        """The paid slots one key holds (its fair share of ``_running_key``)."""
+        return f"{self._prefix}running:{key}"
+
+    def _run(self, kind: str, keys: tuple[str, ...], *, record: bool, slot: bool,
+             holders: tuple[str, ...] = ()) -> tuple[str, str | None]:
         """Check (and with ``record`` count) one event of ``kind`` under every key; take a slot with
-        ``slot``. Returns (the event's member, the slot's member or None)."""
+        ``slot``, within each of ``holders``' fair share. Returns (the event's member, the slot's member or None)."""
         import redis
 
         rules = self.limits.rules(kind)
         now = self._clock()
         member, lease = uuid.uuid4().hex, uuid.uuid4().hex if slot else ""
-        redis_keys = [self._running_key if slot else ""] + [self._events(kind, k) for k in keys]
+        share = self.limits.max_paid_per_visitor
+        held = [self._held_key(k) for k in holders] if slot and share else []
+        redis_keys = [self._running_key if slot else ""] + held + [self._events(kind, k) for k in keys]
         args: list[Any] = [now, int(record), member, max((w for _, w, _ in rules), default=0.0), len(rules)]
         for _, window, limit in rules:
             args += [window, limit]
-        args += [self.limits.max_paid_battles, now + self.limits.lease_s, lease]
+        args += [self.limits.max_paid_battles, now + self.limits.lease_s, lease, share, len(held)]
         try:
             answer = self._admit(keys=redis_keys, args=args)
         except redis.RedisError:
@@ -113,7 +135,9 @@ class RedisLimiter:
             name, _, limit = rules[int(answer[1]) - 1]
             raise refusal(name, limit, float(answer[2]))
         if verdict == "busy":
-            raise ArenaBusy(BUSY_MESSAGE)
+            raise busy(float(answer[1]))
+        if verdict == "share":
+            raise over_share(share, float(answer[1]))
         return member, lease or None
 
     def check_battle(self, key: Keys) -> None:
@@ -127,14 +151,18 @@ class RedisLimiter:
         slot = paid and bool(self.limits.max_paid_battles)
         if not (counted and keys) and not slot:
             return Lease()
-        _, lease = self._run(BATTLE, keys if counted else (), record=True, slot=slot)
-        return Lease(None if lease is None else lambda: self._free(lease))
+        _, lease = self._run(BATTLE, keys if counted else (), record=True, slot=slot, holders=keys)
+        return Lease(None if lease is None else lambda: self._free(lease, keys))
 
-    def _free(self, lease: str) -> None:
+    def _free(self, lease: str, holders: tuple[str, ...]) -> None:
         import redis
 
         try:
-            self._redis.zrem(self._running_key, lease)
+            pipe = self._redis.pipeline()
+            pipe.zrem(self._running_key, lease)
+            for key in holders:
+                pipe.zrem(self._held_key(key), lease)
+            pipe.execute()
         except redis.RedisError:
             pass  # the slot expires by itself (lease_s)
 

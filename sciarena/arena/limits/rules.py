@@ -30,7 +30,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Protocol, Sequence, TypeVar
 
-from sciarena.core.errors import RateLimitedVisitor
+from sciarena.core.errors import ArenaBusy, RateLimitedVisitor
 
 if TYPE_CHECKING:
     from sciarena.core.settings import Settings
@@ -57,6 +57,7 @@ class Limits:
     battles_per_day: int = 150
     votes_per_day: int = 150
     max_paid_battles: int = 8
+    max_paid_per_visitor: int = 2  # a voter key's fair share of those slots (0 = no share limit)
     limit_offline: bool = False  # also count battles between two offline contestants
     lease_s: float = 600.0  # a paid battle's slot is freed at the latest this long after it started
 
@@ -64,6 +65,7 @@ class Limits:
     def from_settings(cls, settings: "Settings") -> "Limits":
         return cls(battles_per_hour=settings.battles_per_hour, battles_per_day=settings.battles_per_day,
                    votes_per_day=settings.votes_per_day, max_paid_battles=settings.max_paid_battles,
+                   max_paid_per_visitor=settings.max_paid_per_visitor,
                    limit_offline=settings.limit_offline,
                    # a battle ends by its generation timeout; the margin covers retrieval and cleaning
                    lease_s=settings.generation_timeout_s + 120.0)
@@ -85,6 +87,8 @@ def is_paid(specs: Iterable["ModelSpec"]) -> bool:
 
 
 def _wait(seconds: float) -> str:
+    if seconds <= 60:
+        return "in a minute"
     if seconds <= 90:
         return "in a minute or two"
     if seconds < 2 * HOUR:
@@ -100,8 +104,21 @@ _MESSAGES = {
     "votes_per_day": "You have voted {n} times in the last 24 hours, the most one visitor can; "
                      "please try again {wait}.",
 }
-BUSY_MESSAGE = ("The arena is answering as many questions as it can afford at once right now; "
-                "please try again in a minute.")
+BUSY_MESSAGE = ("The arena is answering as many questions as it can afford at once right now; a place frees "
+                "as soon as one of those battles ends (at the latest {wait}), so please try again in a minute.")
+SHARE_MESSAGE = ("You already have {n} battles answering at once, the most one visitor can hold while others "
+                 "wait; please try again when one of them has finished (at the latest {wait}).")
+
+
+def busy(retry_s: float) -> ArenaBusy:
+    """The refusal for a full arena whose earliest slot is certainly free in ``retry_s`` seconds (its lease
+    ends). Battles usually end well before that, so a client is told to retry after a minute at most."""
+    return ArenaBusy(BUSY_MESSAGE.format(wait=_wait(retry_s)), retry_after_s=max(0.0, min(retry_s, 60.0)))
+
+
+def over_share(limit: int, retry_s: float) -> ArenaBusy:
+    """The refusal for a visitor already holding ``limit`` paid slots; the oldest is free in ``retry_s``."""
+    return ArenaBusy(SHARE_MESSAGE.format(n=limit, wait=_wait(retry_s)), retry_after_s=max(0.0, retry_s))
 
 
 def refusal(name: str, limit: int, retry_s: float) -> RateLimitedVisitor:

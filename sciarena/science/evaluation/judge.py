@@ -20,6 +20,7 @@ from sciarena.answer.clean import strip_reasoning
 from sciarena.core.errors import EvaluationInputError
 from sciarena.core.types import ModelSpec, Provider, Usage
 from sciarena.providers.calls import complete
+from sciarena.providers.registry import open_models
 from sciarena.science.evaluation.benchmark import EvalItem
 
 if TYPE_CHECKING:
@@ -227,7 +228,6 @@ def resolve_judge(name: str, settings: "Settings | None" = None) -> Judge:
         return baseline_judge(name)
     if settings is None:
         raise EvaluationInputError(f"judge {name!r} needs settings (keys, catalogue)")
-    from sciarena.providers.registry import open_models
 
     models = open_models(settings)
     spec = models.catalogue.find(name)

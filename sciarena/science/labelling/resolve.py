@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sciarena.arena.labels.labellers import OFFLINE_NAME, Complete, Labeller, LLMLabeller, Task, rule_labeller
-from sciarena.core.errors import LabellingInputError, SciArenaError
+from sciarena.core.errors import CatalogueError, LabellingInputError, SciArenaError
 from sciarena.core.types import ModelSpec, Provider
+from sciarena.providers.calls import complete
+from sciarena.providers.registry import open_models
 
 if TYPE_CHECKING:
     from sciarena.core.settings import Settings
@@ -21,7 +23,6 @@ if TYPE_CHECKING:
 
 def provider_complete(provider: Provider, spec: ModelSpec) -> Complete:
     """``complete(messages) -> reply text`` through the one model helper (reasoning is left out)."""
-    from sciarena.providers.calls import complete
 
     return lambda messages: complete(provider, spec, messages).text
 
@@ -33,8 +34,6 @@ def usable_model(name: str, settings: "Settings", *, option: str, role: str, job
     ``error`` (in the command's words: its ``option``, the ``role`` and ``job`` of the model, and
     ``offline`` = (the offline choice's name, short and long description)) for an unknown name,
     an offline answer generator (it writes answers, it cannot label) or a missing key."""
-    from sciarena.core.errors import CatalogueError
-    from sciarena.providers.registry import open_models
 
     offline_name, short, long = offline
     try:

@@ -35,6 +35,7 @@ from sciarena.board.table import Exclusions, VoteTable, leave_out, vote_table
 from sciarena.core.errors import LeaderboardInputError, SciArenaError, StatsInputError
 from sciarena.core.types import DISCIPLINES, QUESTION_TYPES
 from sciarena.science.quality.vouch import vouch_mask
+from sciarena.votes.read.parse import records_to_raw
 from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, usable_votes
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOMES
 
@@ -148,7 +149,6 @@ def compute_stats(records: Sequence[Mapping[str, Any]], *, top: int = DEFAULT_TO
     Leaderboard tab); otherwise a Bradley–Terry leaderboard (``bootstrap`` rounds, ``seed``,
     ``min_battles``) is fitted on the same votes. ``vouching``: ``vouch_mask``'s options
     (include_flagged, include_redacted, count_anonymous)."""
-    from sciarena.votes.read.parse import records_to_raw
 
     if not records:
         raise StatsInputError("no vote records")
@@ -261,6 +261,7 @@ def _per_day(seconds: np.ndarray) -> tuple[tuple[tuple[str, int], ...], int]:
 def _ranking(table: VoteTable | None, min_battles: int, bootstrap: int, seed: int
              ) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
     """(models best first, how they were ranked, notes) from our Bradley–Terry leaderboard."""
+
     try:
         if table is None:
             raise LeaderboardInputError("fewer than two models have votes")

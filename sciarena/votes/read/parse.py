@@ -166,7 +166,7 @@ def parse_lines(data: bytes | memoryview, origin: str, *, texts: bool = False,
     view = memoryview(data)
     if len(view) < SMALL_INPUT_BYTES:
         return parse_lines_python(bytes(view), origin, texts=texts)
-    from sciarena.votes.read.duck import read_lines
+    from sciarena.votes.read.duck import read_lines  # start-up time: DuckDB loads only for large files
 
     seen = leading_keys(view)
     parsed = read_lines(view, seen, origin, texts=texts, whole_file=whole_file) if seen else None

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sciarena.core.errors import VoteStoreError
+from sciarena.votes.store.hub import HubSync, use_hub_timeouts
 from sciarena.votes.store.local import ShardStore
 
 if TYPE_CHECKING:
@@ -72,7 +73,6 @@ def open_review_sync(settings: "Settings", *, endpoint: str | None = None) -> "H
         return None
     from huggingface_hub import HfApi
 
-    from sciarena.votes.store.hub import HubSync, use_hub_timeouts
 
     use_hub_timeouts()
     return HubSync(LocalReviewStore.folder_for(settings.data_dir), repo_id, api=HfApi(endpoint=endpoint, token=token),
