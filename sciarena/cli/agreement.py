@@ -50,10 +50,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, *, out: TextIO | None = None, err: TextIO | None = None,
         token: str | None = None) -> int:
     """0 on success, 2 on bad input (unreadable files, no votes in common)."""
-    from sciarena.science.agreement import (  # start-up time: loaded only when this command runs
-        agreement_report,
-        match_votes,
-    )
+    # start-up time: loaded only when this command runs
+    from sciarena.science.agreement import agreement_report, match_votes
     from sciarena.votes.read import load  # start-up time: loaded only when this command runs
 
     out, err = out or sys.stdout, err or sys.stderr

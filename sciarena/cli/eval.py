@@ -68,10 +68,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
 def run_build(args: argparse.Namespace, *, settings: "Settings | None" = None,
               out: TextIO | None = None, err: TextIO | None = None) -> int:
     """``eval build``: 0 when a benchmark was written, 2 on unusable input."""
-    from sciarena.science.evaluation.benchmark import (  # start-up time: loaded only when this command runs
-        build_benchmark,
-        write_benchmark,
-    )
+    # start-up time: loaded only when this command runs
+    from sciarena.science.evaluation.benchmark import build_benchmark, write_benchmark
     from sciarena.votes.read import load  # start-up time: loaded only when this command runs
 
     out, err = out or sys.stdout, err or sys.stderr
@@ -103,17 +101,13 @@ def run_build(args: argparse.Namespace, *, settings: "Settings | None" = None,
 def run_eval(args: argparse.Namespace, *, settings: "Settings | None" = None,
              out: TextIO | None = None, err: TextIO | None = None) -> int:
     """``eval run``: 0 when every item has a verdict or a recorded invalid reply, 1 when calls failed, 2 on bad input."""
-    from sciarena.science.evaluation.benchmark import (
-        read_benchmark,  # start-up time: loaded only when this command runs
-    )
+    # start-up time: loaded only when this command runs
+    from sciarena.science.evaluation.benchmark import read_benchmark
     from sciarena.science.evaluation.judge import resolve_judge  # start-up time: loaded only when this command runs
     from sciarena.science.evaluation.metrics import score  # start-up time: loaded only when this command runs
-    from sciarena.science.evaluation.runner import (  # start-up time: loaded only when this command runs
-        PredictionLog,
-        item_key,
-        pending_items,
-        run_judge,
-    )
+
+    # start-up time: loaded only when this command runs
+    from sciarena.science.evaluation.runner import PredictionLog, item_key, pending_items, run_judge
 
     out, err = out or sys.stdout, err or sys.stderr
     try:
@@ -161,9 +155,8 @@ def run_eval(args: argparse.Namespace, *, settings: "Settings | None" = None,
         if args.format == "json":
             import json
 
-            from sciarena.science.evaluation.metrics import (
-                score_to_json,  # start-up time: loaded only when this command runs
-            )
+            # start-up time: loaded only when this command runs
+            from sciarena.science.evaluation.metrics import score_to_json
 
             print(json.dumps({**meta, "score": score_to_json(result)}, indent=2, ensure_ascii=False), file=out)
         else:

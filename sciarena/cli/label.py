@@ -78,12 +78,9 @@ def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
     """0 when every vote has a label (or a recorded invalid reply), 1 when calls failed, 2 on bad input."""
     from sciarena.core.errors import LabellingInputError  # start-up time: loaded only when this command runs
     from sciarena.science.labelling.resolve import resolve_labeller  # start-up time: loaded only when this command runs
-    from sciarena.science.labelling.store import (  # start-up time: loaded only when this command runs
-        LabelLog,
-        distinct_questions,
-        label_votes,
-        pending,
-    )
+
+    # start-up time: loaded only when this command runs
+    from sciarena.science.labelling.store import LabelLog, distinct_questions, label_votes, pending
     from sciarena.votes.read import load  # start-up time: loaded only when this command runs
 
     out, err = out or sys.stdout, err or sys.stderr
@@ -132,10 +129,8 @@ def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
 
 def vote_questions(records: Sequence[Mapping[str, Any]]) -> tuple[list["VoteQuestion"], int]:
     """(vote id, question) for each record with a question; a record without an id is named by its hash."""
-    from sciarena.science.labelling.store import (  # start-up time: loaded only when this command runs
-        VoteQuestion,
-        question_hash,
-    )
+    # start-up time: loaded only when this command runs
+    from sciarena.science.labelling.store import VoteQuestion, question_hash
 
     items, skipped = [], 0
     for record in records:

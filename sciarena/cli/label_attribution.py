@@ -89,10 +89,8 @@ def resolve_judge(name: str, settings: "Settings") -> ResolvedJudge:
     name = name.strip()
     if name == LEXICAL_NAME:
         return ResolvedJudge(LexicalJudge())
-    from sciarena.science.labelling.resolve import (  # start-up time: loaded only when this command runs
-        provider_complete,
-        usable_model,
-    )
+    # start-up time: loaded only when this command runs
+    from sciarena.science.labelling.resolve import provider_complete, usable_model
 
     spec, provider = usable_model(name, settings, option="--judge", role="judge", job="judge",
                                   offline=(LEXICAL_NAME, "word overlap", "the word-overlap baseline"),

@@ -21,6 +21,9 @@ from sciarena.core.errors import CatalogueError
 from sciarena.core.settings import Settings
 from sciarena.core.types import ModelSpec, Provider
 from sciarena.providers.catalogue import Catalogue, Endpoint, load_catalogue
+from sciarena.providers.local_gguf import LocalGGUFProvider
+from sciarena.providers.offline import OfflineProvider
+from sciarena.providers.openai_compat import OpenAICompatibleProvider
 
 log = logging.getLogger(__name__)
 
@@ -36,13 +39,6 @@ class Pool:
 
 def build_providers(settings: Settings, catalogue: Catalogue) -> dict[str, Provider]:
     """One provider per endpoint, plus "offline" and "gguf"; keys come from ``settings.secret``."""
-    from sciarena.providers.local_gguf import (
-        LocalGGUFProvider,  # start-up time: a backend's client library loads only when a model uses it
-    )
-    from sciarena.providers.offline import (
-        OfflineProvider,  # start-up time: a backend's client library loads only when a model uses it
-    )
-
     providers: dict[str, Provider] = {
         "offline": OfflineProvider(),
         "gguf": LocalGGUFProvider(timeout=settings.generation_timeout_s),
@@ -54,10 +50,6 @@ def build_providers(settings: Settings, catalogue: Catalogue) -> dict[str, Provi
 
 def endpoint_provider(endpoint: Endpoint, settings: Settings) -> Provider:
     """The provider for one catalogue endpoint (its key looked up in the settings' secrets)."""
-    from sciarena.providers.openai_compat import (
-        OpenAICompatibleProvider,  # start-up time: a backend's client library loads only when a model uses it
-    )
-
     api_key = settings.secret(endpoint.key_env) if endpoint.key_env else None
     return OpenAICompatibleProvider(name=endpoint.key, base_url=endpoint.base_url, api_key=api_key,
                                     key_env=endpoint.key_env, client=endpoint.client,

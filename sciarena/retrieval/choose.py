@@ -23,6 +23,7 @@ from sciarena.core.errors import RetrievalError
 from sciarena.core.settings import Settings
 from sciarena.core.types import Retrieval
 from sciarena.providers.registry import Models, open_models
+from sciarena.retrieval.local import open_local_retriever
 from sciarena.retrieval.moderation import (
     MODERATION_MODEL,
     LocalModerator,
@@ -133,9 +134,6 @@ def open_moderator(opts: RetrievalOptions, models: Models) -> Moderator | None:
 
 
 def _local(spec: str, opts: RetrievalOptions) -> Retriever:
-    from sciarena.retrieval.local import (
-        open_local_retriever,  # start-up time: the Semantic Scholar stack loads only when configured
-    )
 
     if opts.min_citations:
         # The bundled corpus and `index` files carry no citation counts: say so rather than
@@ -148,19 +146,11 @@ def _local(spec: str, opts: RetrievalOptions) -> Retriever:
 
 
 def _semantic_scholar(opts: RetrievalOptions, models: Models) -> Retriever:
-    from sciarena.retrieval.pipeline import (  # start-up time: the Semantic Scholar stack loads only when configured
-        PipelineLimits,
-        SemanticScholarRetriever,
-    )
-    from sciarena.retrieval.rerank import (
-        open_reranker,  # start-up time: the Semantic Scholar stack loads only when configured
-    )
-    from sciarena.retrieval.rewrite import (
-        QueryRewriter,  # start-up time: the Semantic Scholar stack loads only when configured
-    )
-    from sciarena.retrieval.semantic_scholar import (
-        SemanticScholarClient,  # start-up time: the Semantic Scholar stack loads only when configured
-    )
+    # start-up time: the Semantic Scholar stack loads only when configured
+    from sciarena.retrieval.pipeline import PipelineLimits, SemanticScholarRetriever
+    from sciarena.retrieval.rerank import open_reranker
+    from sciarena.retrieval.rewrite import QueryRewriter
+    from sciarena.retrieval.semantic_scholar import SemanticScholarClient
 
     rate = opts.s2_max_rps if opts.s2_max_rps is not None else (1.0 if opts.s2_api_key else 0.0)
     client = SemanticScholarClient(opts.s2_base_url, opts.s2_api_key, timeout_s=opts.s2_timeout_s,

@@ -350,9 +350,8 @@ def open_local_retriever(spec: str, *, cache_dir: Path | None = None, top_k: int
     """
     key = (reranker or "bm25").strip().lower()
     if key == "auto":
-        from sciarena.retrieval.rerank import (
-            dense_available,  # start-up time: the dense extra is checked only when asked for
-        )
+        # start-up time: the dense extra is checked only when asked for
+        from sciarena.retrieval.rerank import dense_available
 
         key = "dense" if dense_available() else "bm25"
         log.info("SCIARENA_RERANKER=auto: ranking local passages with %s", key)
