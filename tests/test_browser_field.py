@@ -23,8 +23,9 @@ pytestmark = pytest.mark.browser
 
 WIDTHS = [(1280, 900), (390, 844)]
 # fresh2 questions the bundled corpus answers (others are refused before any battle), chosen so that
-# the offline classifier gets some of them wrong: the askers then have something to correct.
-ASKED = ("q210", "q213", "q224", "q230", "q235", "q243", "q245", "q253", "q260", "q266")
+# the offline classifier gets some of them wrong: the askers then have something to correct. (q235,
+# ketamine for depression, left when retrieval began refusing it: no bundled paper is on ketamine.)
+ASKED = ("q210", "q213", "q223", "q224", "q230", "q243", "q245", "q253", "q260", "q266")
 VOTES_OPEN = "() => !document.querySelector('#vote-a').disabled"
 FIELD_SHOWN = "() => !!document.querySelector('#vote-field input:checked')"
 REVEALED = "() => document.querySelector('#model-names').innerText.includes('Model A:')"
@@ -55,6 +56,9 @@ def test_askers_correct_the_field_and_the_board_counts_their_choice(browser, are
     page.goto(arena.url, wait_until="domcontentloaded")
     page.locator("#send").wait_for(timeout=30_000)
     store = arena.services.arena.store
+    # A refused question opens no vote: name it here rather than time out waiting for the vote bar.
+    refused = [q for q, _ in askers() if not arena.services.arena.retriever.retrieve(q).references]
+    assert not refused, f"retrieval refuses these scripted questions: {refused}"
     assert page.locator("#vote-field input:checked").count() == 0  # no battle: nothing proposed
     page.locator("#consent input").check()
     changed = 0

@@ -45,6 +45,10 @@ START_UP = ("from sciarena.core.settings import Settings\n"
             "from sciarena.wiring import build_services\n"
             "services = build_services(Settings.from_env())\n"
             "print(f'{len(services.pool.active)} models can battle over {services.settings.retriever}')\n")
+# The README's plain-HTTP example calls the app it serves on this address; this test serves no app, and the
+# example is one shell script across lines ($EVENT), so HTTP_TEST runs that block whole against a loopback app.
+APP_API = "http://127.0.0.1:7860/gradio_api/"
+HTTP_TEST = ROOT / "tests" / "test_leaderboard_http.py"
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,10 @@ def skip_reason(command: Command, cwd: Path) -> str | None:
         return "installs packages from the registry (network); the test runs in the installed environment"
     if argv[:2] == ("bash", "scripts/test"):
         return "runs the whole test suite, this test included"
+    curl = argv[0] == "curl" or any(value.startswith("$(curl") for _, value in command.env)
+    if curl and APP_API in command.text:
+        return (f"calls the running app's HTTP API (this test serves no app); {HTTP_TEST.name} runs "
+                "the block as written against a loopback app")
     if argv[:3] != ("python", "-m", "sciarena") and argv[:2] != ("python", "app.py"):
         return None  # unknown: run_command refuses it and the test fails
     for value in argv[3:]:
@@ -274,6 +282,12 @@ def test_the_skip_rules_name_why_and_leave_the_rest_to_run(tmp_path: Path) -> No
     assert reason("python -m sciarena leaderboard --votes data/votes") is None  # a missing path still runs (and fails)
     assert reason("python -m sciarena eval run --bench b.jsonl --judge no-such-model") is None
     assert "network" in str(reason("pip install ."))
+    # the README's HTTP example is left to the test that runs it against a loopback app;
+    # any other curl stays unknown (and fails)
+    http = [c for c in COMMANDS if APP_API in c.text]
+    assert len(http) == 2 and all(HTTP_TEST.name in str(skip_reason(c, tmp_path)) for c in http)
+    assert HTTP_TEST.exists() and "runs_as_written" in HTTP_TEST.read_text(encoding="utf-8")
+    assert reason("curl -s https://example.org/gradio_api/x") is None
 
 
 @pytest.mark.slow
