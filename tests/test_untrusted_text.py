@@ -146,7 +146,7 @@ def _cpu(fn: Callable[[str], object], text: str, repeats: int) -> float:
     return best
 
 
-def growth(fn: Callable[[str], object], unit: str, repeats: int = 3) -> tuple[int, float, float]:
+def growth(fn: Callable[[str], object], unit: str, repeats: int = 5) -> tuple[int, float, float]:
     """(characters of the smaller input, its CPU seconds, the doubled input's CPU seconds).
 
     The cyclic collector is paused meanwhile: its passes cost what the whole process holds (gradio, the
