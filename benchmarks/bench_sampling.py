@@ -27,8 +27,8 @@ Reported against the number of votes (at checkpoints), per sampler, mean over se
 Then: votes each sampler needs to reach uniform's mean CI width at ``--target`` votes (linear
 interpolation between checkpoints), the same for the adjacent-difference width, the lowest pair
 rate the adaptive sampler ever gave (as a multiple of the uniform rate; the floor is
-``--floor``), the best any fixed design could do (a Fisher-information bound, see ``bound``), and
-the per-battle cost of each sampler against today's ``pairing.sample_pair`` in the same process.
+``--floor``), the best any fixed design could do for either width (a Fisher-information bound, see
+``bound``), and the per-battle cost of each sampler against today's ``pairing.sample_pair`` in the same process.
 
 Run:  python benchmarks/bench_sampling.py            # 2 seeds, a few seconds to a minute
       python benchmarks/bench_sampling.py --full     # 10 seeds, the numbers quoted in the README
@@ -191,33 +191,36 @@ def votes_to_reach(votes: list[int], widths: list[float], target: float) -> floa
     return math.inf
 
 
-def bound() -> float:
-    """Votes the best fixed pair design (for the mean interval width of 38 models with Table 2's ratings)
-    needs, as a share of uniform's: exponentiated-gradient descent on the Fisher-information width."""
-    r = (np.asarray(TABLE2_RATINGS) - 1000.0) / ELO
+def bound(adjacent: bool = False) -> float:
+    """Votes the best fixed pair design needs, as a share of uniform's, to reach uniform's width: of the
+    38 models' intervals (``adjacent`` False), or of the differences between models adjacent in true rank
+    (``adjacent`` True; the design may use the true order, which no sampler knows). Exponentiated-gradient
+    descent on the mean Fisher-information width over the pair shares; a lower bound for any sampler
+    whose votes follow a fixed design (an adaptive one approaches the same design as its ratings settle)."""
+    r = (np.sort(np.asarray(TABLE2_RATINGS))[::-1] - 1000.0) / ELO
     m = r.size
     i, j = np.triu_indices(m, 1)
     p = 1 / (1 + np.exp(-(r[i] - r[j])))
     w = p * (1 - p)
+    # Each width is sqrt(u' C u) for a contrast u: a model against the mean, or a model against the next.
+    contrasts = np.eye(m)[:-1] - np.eye(m, k=1)[:-1] if adjacent else np.eye(m)
 
-    def cov(pi: np.ndarray) -> np.ndarray:
+    def widths(pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         h = np.zeros((m, m))
         h[i, j] = h[j, i] = -pi * w
         np.fill_diagonal(h, -h.sum(axis=1))
-        return np.linalg.pinv(h)
-
-    def width(pi: np.ndarray) -> float:
-        return float(np.sqrt(np.diag(cov(pi))).mean())
+        uc = contrasts @ np.linalg.pinv(h)  # rows: u'C
+        return np.sqrt(np.einsum("km,km->k", uc, contrasts)), uc
 
     uniform = np.full(i.size, 1.0 / i.size)
     pi = uniform.copy()
     for _ in range(2000):
-        c = cov(pi)
-        sd = np.sqrt(np.diag(c))
-        g = -(((c[:, i] - c[:, j]) ** 2) / (2 * sd[:, None])).sum(axis=0) * w / m
+        sd, uc = widths(pi)
+        # d(u'Cu)/d(pi_e) = -w_e ((u'C)_i - (u'C)_j)^2
+        g = -(((uc[:, i] - uc[:, j]) ** 2) / (2 * sd[:, None])).sum(axis=0) * w / len(sd)
         pi = pi * np.exp(-0.05 * g / np.abs(g).mean())
         pi /= pi.sum()
-    return (width(pi) / width(uniform)) ** 2
+    return float((widths(pi)[0].mean() / widths(uniform)[0].mean()) ** 2)
 
 
 def per_battle_cost(floor: float) -> None:
@@ -300,7 +303,8 @@ def main() -> None:
     lowest = min(c.min_rate for c in curves["adaptive"])
     print(f"\nadaptive: lowest pair rate seen = {lowest:.3f} × the uniform rate (floor {args.floor}: "
           f"{'above' if lowest >= args.floor - 1e-12 else 'BELOW'} it)")
-    print(f"best fixed design for the mean CI width (Fisher bound): {bound():.3f} × uniform's votes")
+    print(f"best fixed design (Fisher bound), share of uniform's votes: {bound():.3f} for the mean CI width, "
+          f"{bound(adjacent=True):.3f} for the adjacent-difference width (knowing the true order)")
     # The Fisher intervals against the project's bootstrap, once per sampler (last checkpoint, seed 0).
     for name, runs in curves.items():
         c = runs[0]

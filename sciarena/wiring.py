@@ -103,7 +103,8 @@ class Services:
                 shares = {s.model: (s.battles, s.share) for s in battle_shares(table, now)}
             except SciArenaError as err:  # unreadable votes: the weights are still worth showing
                 log.info("no battle shares: %s", err)
-        weights = self.arena.sampling_weights()
+        pair_weights = self.arena.pair_weights()
+        weights = {} if pair_weights is None else pair_weights.per_model()
         deprecated = self.pool.deprecated
         names = list(dict.fromkeys([*weights, *shares]))
         models = [{"model": name, "battles_30d": shares.get(name, (0, 0.0))[0],
@@ -114,9 +115,11 @@ class Services:
         return {"sampler": settings.sampler,
                 "floor": settings.sampler_floor if settings.sampler == "adaptive" else None,
                 "window_days": SHARE_WINDOW_DAYS, "models": models, "deprecated_models": sorted(deprecated),
+                "pairs": [{"a": a, "b": b, "weight": round(p, 6)}
+                          for a, b, p in (pair_weights.pairs() if pair_weights is not None else [])],
                 "note": ("battle_share_30d and sampling_weight count each battle for both its models (they sum "
-                         "to 2); a pipeline meets its own base model in about half of its battles on top of the "
-                         "weights")}
+                         "to 2); pairs[].weight is each pair's chance of being the next battle (they sum to 1); a "
+                         "pipeline meets its own base model in about half of its battles on top of the weights")}
 
     @staticmethod
     def local_only_status() -> str:

@@ -24,7 +24,7 @@ from sciarena.arena.labels.at_vote import ArenaLabeller
 from sciarena.arena.limits import VisitorLimits, open_limiter
 from sciarena.arena.pairing import new_battle, sample_pair, sample_pair_with
 from sciarena.arena.runner import BattleRunner, Progress
-from sciarena.arena.sampling import PairSampler, SamplerState
+from sciarena.arena.sampling import PairSampler, PairWeights, SamplerState
 from sciarena.core.errors import (
     AlreadyVoted,
     BattleExpired,
@@ -193,10 +193,15 @@ class Arena:
     def sampling_weights(self) -> dict[str, float]:
         """Each usable model's expected share of the next battles under the current weights (sums to 2,
         two models a battle; before a pipeline's meetings with its base), for the About tab and JSON."""
+        weights = self.pair_weights()
+        return {} if weights is None else weights.per_model()
+
+    def pair_weights(self) -> PairWeights | None:
+        """The probability of each pair of usable models being drawn next (None with fewer than two)."""
         names = [m.name for m in self.pool.active if m.name not in self.settings.outage]
         if len(names) < 2:
-            return {}
-        return self.pair_sampler.weights(names, self.sampler_state(), self.counts.snapshot()).per_model()
+            return None
+        return self.pair_sampler.weights(names, self.sampler_state(), self.counts.snapshot())
 
     @property
     def _limiter(self) -> VisitorLimits:

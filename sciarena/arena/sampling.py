@@ -80,6 +80,12 @@ class PairWeights:
             + np.bincount(self.pair_j, self.probability, len(self.models))
         return dict(zip(self.models, share.tolist()))
 
+    def pairs(self) -> list[tuple[str, str, float]]:
+        """(model, model, probability) for every pair, the likeliest first."""
+        order = np.argsort(-self.probability, kind="stable")
+        return [(self.models[self.pair_i[k]], self.models[self.pair_j[k]], float(self.probability[k]))
+                for k in order]
+
     def pair(self, a: str, b: str) -> float:
         i, j = sorted((self.models.index(a), self.models.index(b)))
         k = np.flatnonzero((self.pair_i == i) & (self.pair_j == j))
