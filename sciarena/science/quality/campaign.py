@@ -138,14 +138,16 @@ def _history_fit(n_models: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarra
 
 
 def _pvalues(n_models: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, new: np.ndarray,
-             theta: np.ndarray, cov: np.ndarray) -> np.ndarray:
-    """(M, 4) raw p-values: results lift, results sink, likelihood lift, likelihood sink."""
+             established: np.ndarray, theta: np.ndarray, cov: np.ndarray) -> np.ndarray:
+    """(M, 4) raw p-values: results lift, results sink, likelihood lift, likelihood sink, of the ``new``
+    votes still tested against the ``established`` ones (never against votes already set aside: a
+    campaign's votes counted as history would make its accomplices' honest votes look like a sink)."""
     p = np.ones((n_models, 4))
     decisive = (outcome == OUTCOME_A) | (outcome == OUTCOME_B)
     for m in range(n_models):
         involved = (a == m) | (b == m)
         s = _score_for(m, a, b, outcome)
-        fresh, old = involved & new & decisive, involved & ~new & decisive
+        fresh, old = involved & new & decisive, involved & established & decisive
         if fresh.sum() < MIN_NEW:
             continue
         table = [[int((s[fresh] == 1).sum()), int((s[fresh] == 0).sum())],
@@ -214,7 +216,7 @@ def detect_campaigns(models: tuple[str, ...], voters: tuple[str, ...], voter: np
     tested = new.copy()
     taken = np.zeros(n_models, dtype=bool)  # one campaign per model: the rest of its new votes count
     for _ in range(n_models):
-        raw = _pvalues(n_models, a, b, outcome, tested, theta, cov)
+        raw = _pvalues(n_models, a, b, outcome, tested, old, theta, cov)
         raw[taken] = 1.0
         adjusted = _holm(raw.ravel()).reshape(raw.shape)
         best = int(np.argmin(adjusted))

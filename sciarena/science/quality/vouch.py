@@ -56,9 +56,12 @@ def vouch_mask(table: VoteTable, *, include_flagged: bool = False, include_redac
                                  table.b[order], table.outcome[order], table.timestamp[order], alpha=alpha)
         n_campaigns = len(found.campaigns)
         campaign[order] = found.drop
-        arrays = VoteArrays(table.models, table.voters, voter[order].astype(np.int64),
-                            table.a[order].astype(np.int64), table.b[order].astype(np.int64),
-                            table.outcome[order].astype(np.int64))
+        # The voter checks run without the campaigns' votes: the consensus a voter is judged by is the
+        # arena's, not a campaign's, so a campaign cannot get honest voters flagged (or cleared).
+        rest = order[~found.drop]
+        arrays = VoteArrays(table.models, table.voters, voter[rest].astype(np.int64),
+                            table.a[rest].astype(np.int64), table.b[rest].astype(np.int64),
+                            table.outcome[rest].astype(np.int64))
         report = check_votes(arrays, alpha=alpha, seed=seed)
         checked = len(report.voters)
         codes = {name: k for k, name in enumerate(table.voters)}
