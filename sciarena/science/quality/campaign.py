@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import numpy as np
-from scipy.stats import fisher_exact, norm
+from scipy.stats import binom, norm
 
 from sciarena.board.bradley_terry import aggregate, fit_counts
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B
@@ -46,9 +46,11 @@ SIGNED_IN_PREFIX = "hf-"
 SIGNED_IN_HISTORY = 5  # an account is harder to mint than a browser key: less history asked of it
 ANON_HISTORY = 20
 ANON_AGE_S = 86400.0  # and a day since its first vote: a script cannot age its keys instantly
-DRIFT = 0.15  # points per vote an honest stretch loses in the window search (a campaign gains ~0.5)
+WINDOW_S = 86400.0  # the shortest window the likelihood test scans: a day (then 2, 4, 8, ... days)
+WINDOW_VOTES = 250  # the same when votes are untimed, counted in votes
+CONCENTRATION = 0.01  # the opponents a campaign picked: binomial p ≤ this over the number of models
 MIN_NEW = 20  # new decisive votes on a model before it is tested: no test on a handful
-RESULTS, LIKELIHOOD = "results", "likelihood"
+LIKELIHOOD = "likelihood"
 LIFT, SINK = "lift", "sink"
 
 
@@ -61,12 +63,13 @@ class Campaign:
     votes: int  # new votes in battles with the model: left out of the default board
     voter_ids: int  # distinct voters among them
     since: str  # ISO time of the first of them that went the campaign's way ("" when untimed)
-    test: str  # the test that fired (RESULTS or LIKELIHOOD)
+    until: str  # ISO time of the last of them
+    test: str  # the test that fired (LIKELIHOOD: the windowed score test)
     p: float  # its Holm-adjusted p-value
 
     def to_dict(self) -> dict[str, object]:
         return {"model": self.model, "direction": self.direction, "votes": self.votes,
-                "voter_ids": self.voter_ids, "since": self.since, "test": self.test, "p": self.p}
+                "voter_ids": self.voter_ids, "since": self.since, "until": self.until, "test": self.test, "p": self.p}
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,59 +140,72 @@ def _history_fit(n_models: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarra
     return theta, np.linalg.pinv(info)
 
 
-def _pvalues(n_models: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, new: np.ndarray,
-             established: np.ndarray, theta: np.ndarray, cov: np.ndarray) -> np.ndarray:
-    """(M, 4) raw p-values: results lift, results sink, likelihood lift, likelihood sink, of the ``new``
-    votes still tested against the ``established`` ones (never against votes already set aside: a
-    campaign's votes counted as history would make its accomplices' honest votes look like a sink)."""
-    p = np.ones((n_models, 4))
-    decisive = (outcome == OUTCOME_A) | (outcome == OUTCOME_B)
-    for m in range(n_models):
-        involved = (a == m) | (b == m)
-        s = _score_for(m, a, b, outcome)
-        fresh, old = involved & new & decisive, involved & established & decisive
-        if fresh.sum() < MIN_NEW:
-            continue
-        table = [[int((s[fresh] == 1).sum()), int((s[fresh] == 0).sum())],
-                 [int((s[old] == 1).sum()), int((s[old] == 0).sum())]]
-        p[m, 0] = fisher_exact(table, alternative="greater")[1]
-        p[m, 1] = fisher_exact(table, alternative="less")[1]
-        rows = involved & new
-        opp = np.where(a[rows] == m, b[rows], a[rows])
-        mu = 1.0 / (1.0 + np.exp(theta[opp] - theta[m]))
-        u = float((s[rows] - mu).sum())
-        grad = np.zeros(n_models)
-        slope = mu * (1.0 - mu)
-        grad[m] = slope.sum()
-        np.subtract.at(grad, opp, slope)
-        var = float((mu * (1.0 - mu)).sum() + grad @ cov @ grad)
-        z = u / np.sqrt(var) if var > 0 else 0.0
-        p[m, 2], p[m, 3] = norm.sf(z), norm.cdf(z)
-    return p
+def _spans(pos: np.ndarray, shortest: float) -> tuple[np.ndarray, np.ndarray]:
+    """The windows (start, stop] the likelihood test scans: lengths ``shortest``·2^k up to the whole span,
+    each tiling time backwards from the last vote at half-length steps, so that any stretch lies in a
+    window at most four times its length (and a stretch ending now, in one at most twice)."""
+    first, last = float(pos.min()), float(pos.max())
+    starts, stops = [], []
+    width = shortest
+    while True:
+        if width >= last - first:
+            starts.append(first - 1.0)
+            stops.append(last)
+            break
+        stop = last - np.arange(0.0, last - first + width / 2, width / 2)
+        stop = stop[stop > first]
+        starts.extend(stop - width)
+        stops.extend(stop)
+        width *= 2.0
+    return np.asarray(starts), np.asarray(stops)
 
 
-def _window(m: int, direction: str, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, tested: np.ndarray,
-            theta: np.ndarray) -> np.ndarray:
-    """The campaign's votes: the new votes on ``m`` in the stretch of time where their excess over the
-    history's expectation (in ``direction``) adds up most (the maximum-sum run, Kadane). Every new vote
-    on m inside it is taken, whichever way it went, so that m's rating is not biased by the choice."""
+def _scan(m: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, tested: np.ndarray, pos: np.ndarray,
+          starts: np.ndarray, stops: np.ndarray, theta: np.ndarray, cov: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The likelihood test of m's tested new votes in every window holding ``MIN_NEW`` decisive ones:
+    (rows of m's tested votes, window bounds lo/hi into those rows, z per window). z is m's points minus
+    their expectation under the history's ratings, over the variance of the votes plus that of the
+    fitted ratings (the gradient through their covariance, the inverse Fisher information)."""
     rows = np.flatnonzero(((a == m) | (b == m)) & tested)
+    empty = np.zeros(0, dtype=np.int64)
+    if rows.size < MIN_NEW:
+        return rows, empty, empty, np.zeros(0)
     opp = np.where(a[rows] == m, b[rows], a[rows])
-    excess = _score_for(m, a[rows], b[rows], outcome[rows]) - 1.0 / (1.0 + np.exp(theta[opp] - theta[m]))
-    if direction == SINK:
-        excess = -excess
-    excess -= DRIFT  # CUSUM's reference value: honest stretches drift down, so the run starts where the campaign does
-    best, start, best_span, run = -np.inf, 0, (0, rows.size), 0.0
-    for i, x in enumerate(excess.tolist()):
-        if run <= 0.0:
-            run, start = x, i
-        else:
-            run += x
-        if run > best:
-            best, best_span = run, (start, i + 1)
-    chosen = np.zeros(a.shape[0], dtype=bool)
-    chosen[rows[best_span[0]:best_span[1]]] = True
-    return chosen
+    mu = 1.0 / (1.0 + np.exp(theta[opp] - theta[m]))
+    s = _score_for(m, a[rows], b[rows], outcome[rows])
+    slope = mu * (1.0 - mu)
+    decisive = np.r_[0, np.cumsum((outcome[rows] == OUTCOME_A) | (outcome[rows] == OUTCOME_B))]
+    lo = np.searchsorted(pos[rows], starts, side="right")
+    hi = np.searchsorted(pos[rows], stops, side="right")
+    keep = decisive[hi] - decisive[lo] >= MIN_NEW
+    pairs = np.unique(np.stack([lo[keep], hi[keep]], axis=1), axis=0)  # the same votes are one test
+    if pairs.size == 0:
+        return rows, empty, empty, np.zeros(0)
+    lo, hi = pairs[:, 0], pairs[:, 1]
+    u = np.r_[0.0, np.cumsum(s - mu)]
+    v = np.r_[0.0, np.cumsum(slope)]
+    grad = np.zeros((rows.size + 1, theta.size))
+    grad[np.arange(1, rows.size + 1), opp] = -slope
+    grad[1:, m] = slope
+    grad = np.cumsum(grad, axis=0)
+    g = grad[hi] - grad[lo]
+    var = v[hi] - v[lo] + np.einsum("wi,ij,wj->w", g, cov, g)
+    z = (u[hi] - u[lo]) / np.sqrt(np.maximum(var, 1e-12))
+    return rows, lo, hi, z
+
+
+def _concentrated(m: int, chosen: np.ndarray, a: np.ndarray, b: np.ndarray, share: np.ndarray) -> np.ndarray:
+    """The part of a window's votes on m that a campaign picked its battles for: the votes against the
+    opponents m meets there far more often than in the established votes (a binomial test per opponent,
+    ``CONCENTRATION`` over the models). Decided by the counts alone, never the outcomes, so the honest
+    votes that share those battles go wins and losses alike. All of ``chosen`` when no opponent stands
+    out (a campaign that takes the battles as they come: target-only, mixed)."""
+    opp = np.where(a[chosen] == m, b[chosen], a[chosen])
+    counts = np.bincount(opp, minlength=share.shape[1])
+    p = binom.sf(counts - 1, chosen.size, share[m])
+    over = (p <= CONCENTRATION / share.shape[1]) & (counts > 0)
+    return chosen[over[opp]] if over.any() else chosen
 
 
 def _iso(t: float) -> str:
@@ -213,24 +229,45 @@ def detect_campaigns(models: tuple[str, ...], voters: tuple[str, ...], voter: np
     old = ~new
     theta, cov = _history_fit(n_models, a[old], b[old], outcome[old])
     t = np.full(n, np.nan) if times is None else np.asarray(times, dtype=np.float64)
+    timed = bool(np.isfinite(t[new]).all())
+    pos = t if timed else np.arange(n, dtype=np.float64)  # untimed: windows counted in votes
+    starts, stops = _spans(pos[new], WINDOW_S if timed else float(WINDOW_VOTES))
     tested = new.copy()
     taken = np.zeros(n_models, dtype=bool)  # one campaign per model: the rest of its new votes count
-    for _ in range(n_models):
-        raw = _pvalues(n_models, a, b, outcome, tested, old, theta, cov)
-        raw[taken] = 1.0
-        adjusted = _holm(raw.ravel()).reshape(raw.shape)
-        best = int(np.argmin(adjusted))
-        m, column = divmod(best, 4)
-        if adjusted[m, column] > alpha:
+    met = aggregate(a[old], b[old], outcome[old], n_models)
+    _, battles = met.totals()
+    pairs = np.zeros((n_models, n_models))
+    np.add.at(pairs, (met.pair_i, met.pair_j), battles[0])
+    pairs += pairs.T
+    share = (pairs + 1.0) / (pairs.sum(axis=1, keepdims=True) + n_models - 1)  # m's opponents in the history
+    np.fill_diagonal(share, 0.0)
+    for _ in range(2 * n_models):
+        n_tests = 0
+        best: tuple[float, int, str, np.ndarray] | None = None  # (p, model, direction, votes)
+        for m in np.flatnonzero(~taken).tolist():
+            rows, lo, hi, z = _scan(m, a, b, outcome, tested, pos, starts, stops, theta, cov)
+            n_tests += 2 * z.size
+            for direction, p in ((LIFT, norm.sf(z)), (SINK, norm.cdf(z))):
+                k = int(np.argmin(p)) if z.size else -1
+                if k >= 0 and (best is None or p[k] < best[0]):
+                    best = (float(p[k]), m, direction, rows[lo[k]:hi[k]])
+        if best is None:
             break
-        direction = LIFT if column in (0, 2) else SINK
-        involved = _window(m, direction, a, b, outcome, tested, theta)
+        p_best, m, direction, chosen = best
+        adjusted = min(1.0, p_best * n_tests)  # Holm's first step: the smallest p times the tests run
+        if adjusted > alpha:
+            break
+        part = _concentrated(m, chosen, a, b, share)
+        involved = np.zeros(n, dtype=bool)
+        involved[part] = True
         s = _score_for(m, a, b, outcome)
         way = involved & ((s == 1) if direction == LIFT else (s == 0))
-        first = float(np.nanmin(t[way])) if way.any() and np.isfinite(t[way]).any() else float("nan")
+        timed_way = way & np.isfinite(t)
+        first = float(t[timed_way].min()) if timed_way.any() else float("nan")
+        last = float(t[involved & np.isfinite(t)].max()) if (involved & np.isfinite(t)).any() else float("nan")
         found.append(Campaign(models[m], direction, int(involved.sum()), int(np.unique(voter[involved]).size),
-                              _iso(first), RESULTS if column < 2 else LIKELIHOOD, float(adjusted[m, column])))
+                              _iso(first), _iso(last), LIKELIHOOD, adjusted))
         drop |= involved
         tested &= ~involved
-        taken[m] = True
+        taken[m] = part.size == chosen.size  # after a picked part, the rest of m's window is tested again
     return CampaignCheck(tuple(found), drop, new, alpha)
