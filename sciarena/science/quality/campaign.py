@@ -11,24 +11,26 @@ votes, an anonymous one (browser key or session: ``anon-``) with at least ``ANON
 votes, the first of them at least ``ANON_AGE_S`` earlier (when times are known). Votes without a
 voter id (the released data) are history. Every other vote is *new*.
 
-The tests, per model m (each needs ``MIN_NEW`` new decisive votes on m to be run):
+The test, per model m and per stretch of time (the published filter, Min et al.: the new votes'
+likelihood under the Bradley–Terry ratings fitted on the established votes, the history): m's points
+in its new votes within a window minus their expectation under those ratings, over the variance of
+the votes plus that of the fitted ratings (their inverse Fisher information), one side for a lift and
+one for a sink (a campaign can push rivals down: the "omnipresent" attack). The windows are 1, 2, 4 …
+days long (``WINDOW_S``; counted in votes when untimed), stepping back from the last vote by half
+their length, so a campaign is compared with the few honest new votes of its own days rather than
+diluted by months of them; a window is tested when it holds ``MIN_NEW`` decisive new votes on m.
+Bonferroni over every (model, window, side) tested — Holm's first step — keeps the chance of
+reporting any campaign in an honest history at ``alpha`` (measured over seeds:
+benchmarks/bench_rigging.py). Detection is stepwise: the most significant window is taken, its
+votes set aside, and the rest tested again, so that the opponents a campaign beat are not reported
+as campaigns of their own. New votes are tested against the established ones only, never against
+votes already set aside.
 
-- ``results``: Fisher's exact test on m's wins and losses, new votes against established ones, one
-  side for a lift and one for a sink (a campaign can push a rival down: the "omnipresent" attack);
-- ``likelihood``: the published filter — the new votes' likelihood under the Bradley–Terry ratings
-  fitted on the established votes (the history). Its score test: m's points in new votes minus their
-  expectation under those ratings, over the variance of the votes plus that of the fitted ratings
-  (their inverse Fisher information), one side each way.
-
-Holm over the 4·M p-values keeps the chance of reporting any campaign in an honest history at
-``alpha`` (measured over seeds: benchmarks/bench_rigging.py). Detection is stepwise: the most
-significant model is taken, its new votes set aside, and the rest tested again, so that the
-opponents a campaign beat are not reported as campaigns of their own.
-
-What is left out: the new votes in battles with a detected model within the campaign's stretch of
-time (where their excess over the history's expectation adds up most) — wins and losses alike, so
-the model is not biased either way by the choice. Honest newcomers lose their votes on that model
-while it is under a campaign (the benchmark measures how many).
+What is left out: the new votes on the detected model in its window, wins and losses alike, so the
+model is not biased either way by the choice — and when the campaign picked its battles (opponents
+it met there far more often than in the history: a binomial test on the counts alone), only those
+battles, after which the rest of the window is tested again. Honest newcomers lose their votes on
+that model in those days (the benchmark measures how many); their other votes count from the first.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ ANON_AGE_S = 86400.0  # and a day since its first vote: a script cannot age its 
 WINDOW_S = 86400.0  # the shortest window the likelihood test scans: a day (then 2, 4, 8, ... days)
 WINDOW_VOTES = 250  # the same when votes are untimed, counted in votes
 CONCENTRATION = 0.01  # the opponents a campaign picked: binomial p ≤ this over the number of models
+KEEN = 0.01  # an id whose votes are on one model more often than this chance allows: it picked that model
 MIN_NEW = 20  # new decisive votes on a model before it is tested: no test on a handful
 LIKELIHOOD = "likelihood"
 LIFT, SINK = "lift", "sink"
@@ -124,8 +127,9 @@ def _score_for(model: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray) ->
 
 
 def _history_fit(n_models: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """θ of the established votes and the pseudo-inverse of its Fisher information (the ratings' covariance)."""
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """θ of the established votes, the pseudo-inverse of its Fisher information (the ratings' covariance)
+    and each model's share of battles with each opponent (add-one smoothed; rows sum to 1)."""
     counts = aggregate(a, b, outcome, n_models)
     theta, _ = fit_counts(counts)
     _, battles = counts.totals()
@@ -137,7 +141,12 @@ def _history_fit(n_models: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarra
     np.add.at(info, (j, i), -w)
     np.add.at(info, (i, i), w)
     np.add.at(info, (j, j), w)
-    return theta, np.linalg.pinv(info)
+    met = np.zeros((n_models, n_models))
+    np.add.at(met, (i, j), n)
+    met += met.T
+    share = (met + 1.0) / (met.sum(axis=1, keepdims=True) + n_models - 1)
+    np.fill_diagonal(share, 0.0)
+    return theta, np.linalg.pinv(info), share
 
 
 def _spans(pos: np.ndarray, shortest: float) -> tuple[np.ndarray, np.ndarray]:
@@ -195,17 +204,39 @@ def _scan(m: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, tested: np.
     return rows, lo, hi, z
 
 
-def _concentrated(m: int, chosen: np.ndarray, a: np.ndarray, b: np.ndarray, share: np.ndarray) -> np.ndarray:
-    """The part of a window's votes on m that a campaign picked its battles for: the votes against the
-    opponents m meets there far more often than in the established votes (a binomial test per opponent,
-    ``CONCENTRATION`` over the models). Decided by the counts alone, never the outcomes, so the honest
-    votes that share those battles go wins and losses alike. All of ``chosen`` when no opponent stands
-    out (a campaign that takes the battles as they come: target-only, mixed)."""
+def _picked(m: int, chosen: np.ndarray, a: np.ndarray, b: np.ndarray, voter: np.ndarray, share: np.ndarray,
+            rate: np.ndarray) -> np.ndarray:
+    """The part of a window's votes on m that the campaign picked, decided by counts alone, never by
+    outcomes (so the honest votes that share it go wins and losses alike): first the votes against the
+    opponents m meets there far more often than in the history (a campaign that picks its battles:
+    omnipresent); else the votes of the ids whose votes are on m far more often than m's share of the
+    history's battles (a campaign of ids that vote on m only: target-only, slow); else all of
+    ``chosen`` (a campaign that hides its votes among honest ones: mixed). A binomial test each: at
+    ``CONCENTRATION`` over the models for the opponents, at ``KEEN`` per id (two votes of two on m
+    already stand out: p ≈ 0.003 for a model in 1 battle of 19; one vote never does)."""
     opp = np.where(a[chosen] == m, b[chosen], a[chosen])
     counts = np.bincount(opp, minlength=share.shape[1])
-    p = binom.sf(counts - 1, chosen.size, share[m])
-    over = (p <= CONCENTRATION / share.shape[1]) & (counts > 0)
-    return chosen[over[opp]] if over.any() else chosen
+    level = CONCENTRATION / share.shape[1]
+    over = (binom.sf(counts - 1, chosen.size, share[m]) <= level) & (counts > 0)
+    if over.any():
+        return chosen[over[opp]]
+    ids = voter[chosen]
+    on_m = np.bincount(voter[((a == m) | (b == m)) & (voter >= 0)], minlength=int(voter.max()) + 1)
+    cast = np.bincount(voter[voter >= 0], minlength=int(voter.max()) + 1)
+    keen = (ids >= 0) & (binom.sf(on_m[np.maximum(ids, 0)] - 1, cast[np.maximum(ids, 0)], rate[m]) <= KEEN)
+    return chosen[keen] if keen.any() else chosen
+
+
+def _record(model: str, direction: str, votes: np.ndarray, p: float, m: int, a: np.ndarray, b: np.ndarray,
+            outcome: np.ndarray, voter: np.ndarray, t: np.ndarray) -> Campaign:
+    """The report of one campaign: its votes (a mask), ids, first vote its way, last vote, p."""
+    s = _score_for(m, a, b, outcome)
+    way = votes & ((s == 1) if direction == LIFT else (s == 0)) & np.isfinite(t)
+    timed = votes & np.isfinite(t)
+    first = float(t[way].min()) if way.any() else float("nan")
+    last = float(t[timed].max()) if timed.any() else float("nan")
+    return Campaign(model, direction, int(votes.sum()), int(np.unique(voter[votes]).size), _iso(first),
+                    _iso(last), LIKELIHOOD, p)
 
 
 def _iso(t: float) -> str:
@@ -223,24 +254,19 @@ def detect_campaigns(models: tuple[str, ...], voters: tuple[str, ...], voter: np
     n, n_models = a.shape[0], len(models)
     new = new_votes(voters, voter, times)
     drop = np.zeros(n, dtype=bool)
-    found: list[Campaign] = []
     if not new.any() or new.all():
         return CampaignCheck((), drop, new, alpha)
     old = ~new
-    theta, cov = _history_fit(n_models, a[old], b[old], outcome[old])
+    theta, cov, share = _history_fit(n_models, a[old], b[old], outcome[old])
+    rate = (np.bincount(a[old], minlength=n_models) + np.bincount(b[old], minlength=n_models) + 1.0) / (
+        old.sum() + n_models)  # the share of the history's battles each model plays in
     t = np.full(n, np.nan) if times is None else np.asarray(times, dtype=np.float64)
     timed = bool(np.isfinite(t[new]).all())
     pos = t if timed else np.arange(n, dtype=np.float64)  # untimed: windows counted in votes
     starts, stops = _spans(pos[new], WINDOW_S if timed else float(WINDOW_VOTES))
     tested = new.copy()
-    taken = np.zeros(n_models, dtype=bool)  # one campaign per model: the rest of its new votes count
-    met = aggregate(a[old], b[old], outcome[old], n_models)
-    _, battles = met.totals()
-    pairs = np.zeros((n_models, n_models))
-    np.add.at(pairs, (met.pair_i, met.pair_j), battles[0])
-    pairs += pairs.T
-    share = (pairs + 1.0) / (pairs.sum(axis=1, keepdims=True) + n_models - 1)  # m's opponents in the history
-    np.fill_diagonal(share, 0.0)
+    taken = np.zeros(n_models, dtype=bool)  # a model's whole window taken: the rest of its new votes count
+    pieces: dict[tuple[int, str], tuple[np.ndarray, float]] = {}  # (model, direction) → (its votes, p)
     for _ in range(2 * n_models):
         n_tests = 0
         best: tuple[float, int, str, np.ndarray] | None = None  # (p, model, direction, votes)
@@ -257,17 +283,14 @@ def detect_campaigns(models: tuple[str, ...], voters: tuple[str, ...], voter: np
         adjusted = min(1.0, p_best * n_tests)  # Holm's first step: the smallest p times the tests run
         if adjusted > alpha:
             break
-        part = _concentrated(m, chosen, a, b, share)
-        involved = np.zeros(n, dtype=bool)
-        involved[part] = True
-        s = _score_for(m, a, b, outcome)
-        way = involved & ((s == 1) if direction == LIFT else (s == 0))
-        timed_way = way & np.isfinite(t)
-        first = float(t[timed_way].min()) if timed_way.any() else float("nan")
-        last = float(t[involved & np.isfinite(t)].max()) if (involved & np.isfinite(t)).any() else float("nan")
-        found.append(Campaign(models[m], direction, int(involved.sum()), int(np.unique(voter[involved]).size),
-                              _iso(first), _iso(last), LIKELIHOOD, adjusted))
-        drop |= involved
-        tested &= ~involved
+        part = _picked(m, chosen, a, b, voter, share, rate)
+        votes, p_first = pieces.get((m, direction), (np.zeros(n, dtype=bool), adjusted))
+        votes[part] = True  # a campaign found in parts (picked battles first) is one campaign
+        pieces[(m, direction)] = (votes, min(p_first, adjusted))
+        tested[part] = False
         taken[m] = part.size == chosen.size  # after a picked part, the rest of m's window is tested again
+    found = [_record(models[m], direction, votes, p, m, a, b, outcome, voter, t)
+             for (m, direction), (votes, p) in pieces.items()]
+    for votes, _ in pieces.values():
+        drop |= votes
     return CampaignCheck(tuple(found), drop, new, alpha)
