@@ -7,15 +7,20 @@ votes: target-only, omnipresent (battles without the target), slow (target-only 
 mixed (honest except when the target plays).
 
 For each row: the target's Elo and rank on the undefended board (every vote, Bradley–Terry point fit)
-and on the default board (``vouch.vouched``: voter checks + campaign detection), both against the same
-seed's honest history on the default board; the detection rate (seeds with a campaign found); the
-share of attack votes left out; and what honest newcomers lose (the share of their votes that count,
-and of all honest votes cast by voters still without a history, the tier rule's "new" votes).
-Then the honest false-positive rate: seeds of honest histories in which any campaign is reported
-(it must stay at or below α).
+and on the default board (``vouch.vouched``: campaign detection, then the voter checks on the rest),
+both against the same seed's honest history on the default board (mean, and the worst |change| over
+seeds). The change is split in two: *cost* — the honest votes alone, less the honest ones the attacked
+board leaves out (noise from removing honest votes: the models next to the target are a few Elo apart,
+so even −1 Elo can cost ranks) — and *leak* — the honest board plus the attack votes that got through.
+Then the detection rate (seeds with a campaign found), the share of attack votes left out (for the
+mixed attack most of its votes are honest ones and rightly count), and what honest newcomers lose:
+the share of their votes that count (they count from the first vote; only those inside a campaign's
+window go), and of all honest votes cast by voters still without a history (the tier rule's "new"
+votes, flagged established voters' early votes included). Last, the honest false-positive rate:
+seeds of honest histories in which any campaign is reported (it must stay at or below α).
 
 Run:  python benchmarks/bench_rigging.py            (short: 3 seeds, the done-when rows, 10 honest seeds)
-      python benchmarks/bench_rigging.py --full     (every k·m from 100 to 2000, 5 seeds, 40 honest seeds)
+      python benchmarks/bench_rigging.py --full     (every k·m from 25 to 2000, 5 seeds, 100 honest seeds)
 """
 
 from __future__ import annotations
@@ -122,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full", action="store_true", help="every attack size, more seeds")
     parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA)
     args = parser.parse_args(argv)
-    rows, seeds, honest_seeds = (FULL, 5, 40) if args.full else (SHORT, 3, 10)
+    rows, seeds, honest_seeds = (FULL, 5, 100) if args.full else (SHORT, 3, 10)
     print(f"target: Table 2 rank 15; {seeds} seed(s) per row; α = {args.alpha:g}")
     print("Elo/rank changes are against the same seed's honest history on the default board "
           "(mean; 'worst' = largest |change| over seeds; +rank = climbed).")

@@ -204,13 +204,15 @@ def _scan(m: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, tested: np.
     return rows, lo, hi, z
 
 
-def _picked(m: int, chosen: np.ndarray, a: np.ndarray, b: np.ndarray, voter: np.ndarray, share: np.ndarray,
-            rate: np.ndarray) -> np.ndarray:
+def _picked(m: int, chosen: np.ndarray, every: np.ndarray, a: np.ndarray, b: np.ndarray, voter: np.ndarray,
+            share: np.ndarray, rate: np.ndarray) -> np.ndarray:
     """The part of a window's votes on m that the campaign picked, decided by counts alone, never by
     outcomes (so the honest votes that share it go wins and losses alike): first the votes against the
     opponents m meets there far more often than in the history (a campaign that picks its battles:
-    omnipresent); else the votes of the ids whose votes are on m far more often than m's share of the
-    history's battles (a campaign of ids that vote on m only: target-only, slow); else all of
+    omnipresent); else, among ``every`` new vote on m still tested, those of the ids whose votes are on m
+    far more often than m's share of the history's battles and voted in the window (a campaign of ids
+    that vote on m only: target-only, slow — found in its busiest days, each id's votes taken whole;
+    an honest id is that keen on one model about once in 300 two-vote visits); else all of
     ``chosen`` (a campaign that hides its votes among honest ones: mixed). A binomial test each: at
     ``CONCENTRATION`` over the models for the opponents, at ``KEEN`` per id (two votes of two on m
     already stand out: p ≈ 0.003 for a model in 1 battle of 19; one vote never does)."""
@@ -220,11 +222,11 @@ def _picked(m: int, chosen: np.ndarray, a: np.ndarray, b: np.ndarray, voter: np.
     over = (binom.sf(counts - 1, chosen.size, share[m]) <= level) & (counts > 0)
     if over.any():
         return chosen[over[opp]]
-    ids = voter[chosen]
     on_m = np.bincount(voter[((a == m) | (b == m)) & (voter >= 0)], minlength=int(voter.max()) + 1)
     cast = np.bincount(voter[voter >= 0], minlength=int(voter.max()) + 1)
-    keen = (ids >= 0) & (binom.sf(on_m[np.maximum(ids, 0)] - 1, cast[np.maximum(ids, 0)], rate[m]) <= KEEN)
-    return chosen[keen] if keen.any() else chosen
+    keen = np.flatnonzero(binom.sf(on_m - 1, cast, rate[m]) <= KEEN)
+    keen = np.intersect1d(keen, voter[chosen])  # the keen ids that voted in the window
+    return every[np.isin(voter[every], keen)] if keen.size else chosen
 
 
 def _record(model: str, direction: str, votes: np.ndarray, p: float, m: int, a: np.ndarray, b: np.ndarray,
@@ -283,12 +285,13 @@ def detect_campaigns(models: tuple[str, ...], voters: tuple[str, ...], voter: np
         adjusted = min(1.0, p_best * n_tests)  # Holm's first step: the smallest p times the tests run
         if adjusted > alpha:
             break
-        part = _picked(m, chosen, a, b, voter, share, rate)
+        every = np.flatnonzero(((a == m) | (b == m)) & tested)
+        part = _picked(m, chosen, every, a, b, voter, share, rate)
         votes, p_first = pieces.get((m, direction), (np.zeros(n, dtype=bool), adjusted))
         votes[part] = True  # a campaign found in parts (picked battles first) is one campaign
         pieces[(m, direction)] = (votes, min(p_first, adjusted))
         tested[part] = False
-        taken[m] = part.size == chosen.size  # after a picked part, the rest of m's window is tested again
+        taken[m] = np.isin(chosen, part).all()  # after a picked part, the rest of m's window is tested again
     found = [_record(models[m], direction, votes, p, m, a, b, outcome, voter, t)
              for (m, direction), (votes, p) in pieces.items()]
     for votes, _ in pieces.values():
