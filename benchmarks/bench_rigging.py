@@ -21,6 +21,7 @@ seeds of honest histories in which any campaign is reported (it must stay at or 
 
 Run:  python benchmarks/bench_rigging.py            (short: 3 seeds, the done-when rows, 10 honest seeds)
       python benchmarks/bench_rigging.py --full     (every k·m from 25 to 2000, 5 seeds, 100 honest seeds)
+      python benchmarks/bench_rigging.py --floor    (the smallest campaigns found, 10 seeds a row)
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ SHORT = [("target", 300, 2), ("omnipresent", 300, 2), ("slow", 300, 2), ("mixed"
 FULL = [(attack, k, m) for attack in ("target", "omnipresent", "slow", "mixed")
         for k, m in ((100, 1), (50, 2), (300, 2), (200, 5), (1000, 2), (400, 5))] + [
     ("target", 25, 1), ("target", 50, 1), ("mixed", 1000, 1), ("mixed", 2000, 1)]
+
+FLOOR = [("target", k, 1) for k in (20, 25, 30, 35, 40, 50)] + [("mixed", k, 2) for k in (100, 200, 300, 500)]
 
 
 def standing(table: VoteTable, model: str) -> tuple[float, int]:
@@ -126,8 +129,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="every attack size, more seeds")
     parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA)
+    parser.add_argument("--floor", action="store_true",
+                        help="only the smallest campaigns found: target-only and mixed rows by size")
     args = parser.parse_args(argv)
     rows, seeds, honest_seeds = (FULL, 5, 100) if args.full else (SHORT, 3, 10)
+    if args.floor:
+        rows, seeds, honest_seeds = FLOOR, 10, 0
     print(f"target: Table 2 rank 15; {seeds} seed(s) per row; α = {args.alpha:g}")
     print("Elo/rank changes are against the same seed's honest history on the default board "
           "(mean; 'worst' = largest |change| over seeds; +rank = climbed).")
@@ -146,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{cost:>14}{leak:>14}"
               f"{r['found'][0]:>9.0%}{r['left_out'][0]:>9.0%}{r['newcomer_kept'][0]:>15.1%}{r['new_kept'][0]:>9.1%}")
     print("cost/leak columns: worst |change| over seeds.")
+    if not honest_seeds:
+        return 0
     hits, n, lost, kept = false_positives(honest_seeds, args.alpha)
     print(f"honest histories with a campaign reported: {hits} of {n} seeds ({hits / n:.0%}; α = {args.alpha:g}); "
           f"honest votes left out as campaigns: {lost:.2%} on average; honest newcomers' votes counted: {kept:.1%}")

@@ -85,6 +85,13 @@ def test_a_mixed_campaign_honest_except_on_the_target_is_found_on_the_target():
     assert found.drop[(rig.kind == 2) & ~on_target].sum() == 0  # its honest-looking votes count
 
 
+def test_without_times_the_windows_are_counted_in_votes(rigged):
+    table = rigged.table
+    found = detect_campaigns(table.models, table.voters, table.voter, table.a, table.b, table.outcome)
+    assert [c.model for c in found.campaigns] == [table.models[rigged.target]]
+    assert found.drop[rigged.kind == 2].mean() >= 0.95 and found.campaigns[0].since == ""
+
+
 def test_the_voter_checks_do_not_see_a_campaigns_votes():
     """An omnipresent campaign shifts the consensus honest voters are judged by; with its votes set aside
     the board flags exactly the honest voters the honest history flags."""
@@ -116,7 +123,7 @@ def test_quality_names_the_campaign_and_the_leaderboard_leaves_it_out_until_incl
     report = json.loads(capsys.readouterr().out)
     assert [c["model"] for c in report["campaigns"]] == [target]
     campaign = report["campaigns"][0]
-    assert set(campaign) >= {"model", "votes", "voter_ids", "since", "test", "p"}
+    assert set(campaign) >= {"model", "direction", "votes", "voter_ids", "since", "until", "test", "p"}
     assert campaign["since"].startswith("2026-02") and campaign["voter_ids"] >= 300
     assert quality_cli.main(["--votes", str(path)]) == 0
     assert f"lift {target}" in capsys.readouterr().out
