@@ -205,14 +205,15 @@ def _scan(m: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, tested: np.
 
 
 def _picked(m: int, chosen: np.ndarray, every: np.ndarray, a: np.ndarray, b: np.ndarray, voter: np.ndarray,
-            share: np.ndarray, rate: np.ndarray) -> np.ndarray:
+            fresh: np.ndarray, share: np.ndarray, rate: np.ndarray) -> np.ndarray:
     """The part of a window's votes on m that the campaign picked, decided by counts alone, never by
     outcomes (so the honest votes that share it go wins and losses alike): first the votes against the
     opponents m meets there far more often than in the history (a campaign that picks its battles:
-    omnipresent); else, among ``every`` new vote on m still tested, those of the ids whose votes are on m
-    far more often than m's share of the history's battles and voted in the window (a campaign of ids
-    that vote on m only: target-only, slow — found in its busiest days, each id's votes taken whole;
-    an honest id is that keen on one model about once in 300 two-vote visits); else all of
+    omnipresent); else, among ``every`` new vote on m still tested, those of the ``fresh`` ids (never
+    established) whose votes are on m far more often than m's share of the history's battles, when
+    some voted in the window (a campaign of ids that vote on m only: target-only, slow — found in its
+    busiest days, taken wherever its ids voted; an honest id is that keen on one model about once in
+    300 two-vote visits); else all of
     ``chosen`` (a campaign that hides its votes among honest ones: mixed). A binomial test each: at
     ``CONCENTRATION`` over the models for the opponents, at ``KEEN`` per id (two votes of two on m
     already stand out: p ≈ 0.003 for a model in 1 battle of 19; one vote never does)."""
@@ -224,9 +225,10 @@ def _picked(m: int, chosen: np.ndarray, every: np.ndarray, a: np.ndarray, b: np.
         return chosen[over[opp]]
     on_m = np.bincount(voter[((a == m) | (b == m)) & (voter >= 0)], minlength=int(voter.max()) + 1)
     cast = np.bincount(voter[voter >= 0], minlength=int(voter.max()) + 1)
-    keen = np.flatnonzero(binom.sf(on_m - 1, cast, rate[m]) <= KEEN)
-    keen = np.intersect1d(keen, voter[chosen])  # the keen ids that voted in the window
-    return every[np.isin(voter[every], keen)] if keen.size else chosen
+    keen = np.flatnonzero((binom.sf(on_m - 1, cast, rate[m]) <= KEEN) & fresh)
+    if not np.isin(voter[chosen], keen).any():
+        return chosen
+    return every[np.isin(voter[every], keen)]
 
 
 def _record(model: str, direction: str, votes: np.ndarray, p: float, m: int, a: np.ndarray, b: np.ndarray,
@@ -260,6 +262,7 @@ def detect_campaigns(models: tuple[str, ...], voters: tuple[str, ...], voter: np
         return CampaignCheck((), drop, new, alpha)
     old = ~new
     theta, cov, share = _history_fit(n_models, a[old], b[old], outcome[old])
+    fresh = np.bincount(voter[old & (voter >= 0)], minlength=max(int(voter.max()) + 1, 0)) == 0  # never established
     rate = (np.bincount(a[old], minlength=n_models) + np.bincount(b[old], minlength=n_models) + 1.0) / (
         old.sum() + n_models)  # the share of the history's battles each model plays in
     t = np.full(n, np.nan) if times is None else np.asarray(times, dtype=np.float64)
@@ -286,7 +289,7 @@ def detect_campaigns(models: tuple[str, ...], voters: tuple[str, ...], voter: np
         if adjusted > alpha:
             break
         every = np.flatnonzero(((a == m) | (b == m)) & tested)
-        part = _picked(m, chosen, every, a, b, voter, share, rate)
+        part = _picked(m, chosen, every, a, b, voter, fresh, share, rate)
         votes, p_first = pieces.get((m, direction), (np.zeros(n, dtype=bool), adjusted))
         votes[part] = True  # a campaign found in parts (picked battles first) is one campaign
         pieces[(m, direction)] = (votes, min(p_first, adjusted))
