@@ -85,6 +85,16 @@ def test_a_mixed_campaign_honest_except_on_the_target_is_found_on_the_target():
     assert found.drop[(rig.kind == 2) & ~on_target].sum() == 0  # its honest-looking votes count
 
 
+def test_a_slow_campaign_is_taken_wherever_its_keen_ids_voted():
+    """100 votes over four weeks from 50 ids that vote on the target only: found in its busiest days,
+    then every fresh id as keen on the target loses its votes on it; of ~17,000 honest votes, a
+    handful go (newcomers whose two votes both fell on the target)."""
+    rig = rigged_history("slow", 50, 2, seed=0)
+    found = detect(rig.table)
+    assert [c.model for c in found.campaigns] == [rig.table.models[rig.target]]
+    assert found.drop[rig.kind == 2].all() and found.drop[rig.kind != 2].sum() <= 5
+
+
 def test_without_times_the_windows_are_counted_in_votes(rigged):
     table = rigged.table
     found = detect_campaigns(table.models, table.voters, table.voter, table.a, table.b, table.outcome)
