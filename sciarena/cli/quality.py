@@ -84,11 +84,12 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     except MemoryError:
         print("sciarena quality: out of memory reading the votes", file=err)
         return 2
-    report = check_votes(votes, alpha=args.alpha, seed=args.seed)
+    # campaigns first, and the voter checks without their votes: the flags the default board uses
+    found = detect_campaigns(votes.models, votes.voters, votes.voter, votes.a, votes.b, votes.outcome,
+                             votes.times, alpha=args.alpha)
+    report = check_votes(votes.subset(~found.drop), alpha=args.alpha, seed=args.seed)
     if report.voters:
-        found = detect_campaigns(votes.models, votes.voters, votes.voter, votes.a, votes.b, votes.outcome,
-                                 votes.times, alpha=args.alpha)
-        report = dataclasses.replace(report, campaigns=found.campaigns)
+        report = dataclasses.replace(report, campaigns=found.campaigns, total_votes=votes.n_votes)
     if not report.voters:
         print(f"sciarena quality: {report.notes[0] if report.notes else NO_VOTER_IDS}", file=err)
     try:

@@ -51,8 +51,9 @@ Every vote that passes the checks counts the same on the default leaderboard. Wh
 voter decides how its votes are checked: votes are *established* after 5 earlier votes when you are signed in
 with Hugging Face, or after 20 earlier votes over at least a day from the same browser; until then they are
 *new*. New votes count from the first one, but when new votes as a group lift or sink one model far beyond
-what established voters' results say (a rigging campaign), the new votes on that model in that stretch of time
-are left out and the leaderboard says how many. An arena's operator can also count signed-in votes only.
+what established voters' ratings say, within some stretch of days (a rigging campaign), the new votes on that
+model in that stretch are left out — only the battles the campaign picked, when it picked its opponents — and
+the leaderboard says how many. An arena's operator can also count signed-in votes only.
 """
 
 # The votes dataset's licence, as its card (sciarena/votes/dataset_card.md, ``license: cc-by-4.0``) states it.

@@ -11,24 +11,26 @@ votes, an anonymous one (browser key or session: ``anon-``) with at least ``ANON
 votes, the first of them at least ``ANON_AGE_S`` earlier (when times are known). Votes without a
 voter id (the released data) are history. Every other vote is *new*.
 
-The tests, per model m (each needs ``MIN_NEW`` new decisive votes on m to be run):
+The test, per model m and per stretch of time (the published filter, Min et al.: the new votes'
+likelihood under the Bradley–Terry ratings fitted on the established votes, the history): m's points
+in its new votes within a window minus their expectation under those ratings, over the variance of
+the votes plus that of the fitted ratings (their inverse Fisher information), one side for a lift and
+one for a sink (a campaign can push rivals down: the "omnipresent" attack). The windows are 1, 2, 4 …
+days long (``WINDOW_S``; counted in votes when untimed), stepping back from the last vote by half
+their length, so a campaign is compared with the few honest new votes of its own days rather than
+diluted by months of them; a window is tested when it holds ``MIN_NEW`` decisive new votes on m.
+Bonferroni over every (model, window, side) tested — Holm's first step — keeps the chance of
+reporting any campaign in an honest history at ``alpha`` (measured over seeds:
+benchmarks/bench_rigging.py). Detection is stepwise: the most significant window is taken, its
+votes set aside, and the rest tested again, so that the opponents a campaign beat are not reported
+as campaigns of their own. New votes are tested against the established ones only, never against
+votes already set aside.
 
-- ``results``: Fisher's exact test on m's wins and losses, new votes against established ones, one
-  side for a lift and one for a sink (a campaign can push a rival down: the "omnipresent" attack);
-- ``likelihood``: the published filter — the new votes' likelihood under the Bradley–Terry ratings
-  fitted on the established votes (the history). Its score test: m's points in new votes minus their
-  expectation under those ratings, over the variance of the votes plus that of the fitted ratings
-  (their inverse Fisher information), one side each way.
-
-Holm over the 4·M p-values keeps the chance of reporting any campaign in an honest history at
-``alpha`` (measured over seeds: benchmarks/bench_rigging.py). Detection is stepwise: the most
-significant model is taken, its new votes set aside, and the rest tested again, so that the
-opponents a campaign beat are not reported as campaigns of their own.
-
-What is left out: the new votes in battles with a detected model within the campaign's stretch of
-time (where their excess over the history's expectation adds up most) — wins and losses alike, so
-the model is not biased either way by the choice. Honest newcomers lose their votes on that model
-while it is under a campaign (the benchmark measures how many).
+What is left out: the new votes on the detected model in its window, wins and losses alike, so the
+model is not biased either way by the choice — and when the campaign picked its battles (opponents
+it met there far more often than in the history: a binomial test on the counts alone), only those
+battles, after which the rest of the window is tested again. Honest newcomers lose their votes on
+that model in those days (the benchmark measures how many); their other votes count from the first.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import numpy as np
-from scipy.stats import fisher_exact, norm
+from scipy.stats import binom, norm
 
 from sciarena.board.bradley_terry import aggregate, fit_counts
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B
@@ -46,9 +48,12 @@ SIGNED_IN_PREFIX = "hf-"
 SIGNED_IN_HISTORY = 5  # an account is harder to mint than a browser key: less history asked of it
 ANON_HISTORY = 20
 ANON_AGE_S = 86400.0  # and a day since its first vote: a script cannot age its keys instantly
-DRIFT = 0.15  # points per vote an honest stretch loses in the window search (a campaign gains ~0.5)
+WINDOW_S = 86400.0  # the shortest window the likelihood test scans: a day (then 2, 4, 8, ... days)
+WINDOW_VOTES = 250  # the same when votes are untimed, counted in votes
+CONCENTRATION = 0.01  # the opponents a campaign picked: binomial p ≤ this over the number of models
+KEEN = 0.01  # an id whose votes are on one model more often than this chance allows: it picked that model
 MIN_NEW = 20  # new decisive votes on a model before it is tested: no test on a handful
-RESULTS, LIKELIHOOD = "results", "likelihood"
+LIKELIHOOD = "likelihood"
 LIFT, SINK = "lift", "sink"
 
 
@@ -61,12 +66,13 @@ class Campaign:
     votes: int  # new votes in battles with the model: left out of the default board
     voter_ids: int  # distinct voters among them
     since: str  # ISO time of the first of them that went the campaign's way ("" when untimed)
-    test: str  # the test that fired (RESULTS or LIKELIHOOD)
+    until: str  # ISO time of the last of them
+    test: str  # the test that fired (LIKELIHOOD: the windowed score test)
     p: float  # its Holm-adjusted p-value
 
     def to_dict(self) -> dict[str, object]:
         return {"model": self.model, "direction": self.direction, "votes": self.votes,
-                "voter_ids": self.voter_ids, "since": self.since, "test": self.test, "p": self.p}
+                "voter_ids": self.voter_ids, "since": self.since, "until": self.until, "test": self.test, "p": self.p}
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,8 +127,9 @@ def _score_for(model: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray) ->
 
 
 def _history_fit(n_models: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """θ of the established votes and the pseudo-inverse of its Fisher information (the ratings' covariance)."""
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """θ of the established votes, the pseudo-inverse of its Fisher information (the ratings' covariance)
+    and each model's share of battles with each opponent (add-one smoothed; rows sum to 1)."""
     counts = aggregate(a, b, outcome, n_models)
     theta, _ = fit_counts(counts)
     _, battles = counts.totals()
@@ -134,60 +141,106 @@ def _history_fit(n_models: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarra
     np.add.at(info, (j, i), -w)
     np.add.at(info, (i, i), w)
     np.add.at(info, (j, j), w)
-    return theta, np.linalg.pinv(info)
+    met = np.zeros((n_models, n_models))
+    np.add.at(met, (i, j), n)
+    met += met.T
+    share = (met + 1.0) / (met.sum(axis=1, keepdims=True) + n_models - 1)
+    np.fill_diagonal(share, 0.0)
+    return theta, np.linalg.pinv(info), share
 
 
-def _pvalues(n_models: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, new: np.ndarray,
-             theta: np.ndarray, cov: np.ndarray) -> np.ndarray:
-    """(M, 4) raw p-values: results lift, results sink, likelihood lift, likelihood sink."""
-    p = np.ones((n_models, 4))
-    decisive = (outcome == OUTCOME_A) | (outcome == OUTCOME_B)
-    for m in range(n_models):
-        involved = (a == m) | (b == m)
-        s = _score_for(m, a, b, outcome)
-        fresh, old = involved & new & decisive, involved & ~new & decisive
-        if fresh.sum() < MIN_NEW:
-            continue
-        table = [[int((s[fresh] == 1).sum()), int((s[fresh] == 0).sum())],
-                 [int((s[old] == 1).sum()), int((s[old] == 0).sum())]]
-        p[m, 0] = fisher_exact(table, alternative="greater")[1]
-        p[m, 1] = fisher_exact(table, alternative="less")[1]
-        rows = involved & new
-        opp = np.where(a[rows] == m, b[rows], a[rows])
-        mu = 1.0 / (1.0 + np.exp(theta[opp] - theta[m]))
-        u = float((s[rows] - mu).sum())
-        grad = np.zeros(n_models)
-        slope = mu * (1.0 - mu)
-        grad[m] = slope.sum()
-        np.subtract.at(grad, opp, slope)
-        var = float((mu * (1.0 - mu)).sum() + grad @ cov @ grad)
-        z = u / np.sqrt(var) if var > 0 else 0.0
-        p[m, 2], p[m, 3] = norm.sf(z), norm.cdf(z)
-    return p
+def _spans(pos: np.ndarray, shortest: float) -> tuple[np.ndarray, np.ndarray]:
+    """The windows (start, stop] the likelihood test scans: lengths ``shortest``·2^k up to the whole span,
+    each tiling time backwards from the last vote at half-length steps, so that any stretch lies in a
+    window at most four times its length (and a stretch ending now, in one at most twice)."""
+    first, last = float(pos.min()), float(pos.max())
+    starts, stops = [], []
+    width = shortest
+    while True:
+        if width >= last - first:
+            starts.append(first - 1.0)
+            stops.append(last)
+            break
+        stop = last - np.arange(0.0, last - first + width / 2, width / 2)
+        stop = stop[stop > first]
+        starts.extend(stop - width)
+        stops.extend(stop)
+        width *= 2.0
+    return np.asarray(starts), np.asarray(stops)
 
 
-def _window(m: int, direction: str, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, tested: np.ndarray,
-            theta: np.ndarray) -> np.ndarray:
-    """The campaign's votes: the new votes on ``m`` in the stretch of time where their excess over the
-    history's expectation (in ``direction``) adds up most (the maximum-sum run, Kadane). Every new vote
-    on m inside it is taken, whichever way it went, so that m's rating is not biased by the choice."""
+def _scan(m: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, tested: np.ndarray, pos: np.ndarray,
+          starts: np.ndarray, stops: np.ndarray, theta: np.ndarray, cov: np.ndarray
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The likelihood test of m's tested new votes in every window holding ``MIN_NEW`` decisive ones:
+    (rows of m's tested votes, window bounds lo/hi into those rows, z per window). z is m's points minus
+    their expectation under the history's ratings, over the variance of the votes plus that of the
+    fitted ratings (the gradient through their covariance, the inverse Fisher information)."""
     rows = np.flatnonzero(((a == m) | (b == m)) & tested)
+    empty = np.zeros(0, dtype=np.int64)
+    if rows.size < MIN_NEW:
+        return rows, empty, empty, np.zeros(0)
     opp = np.where(a[rows] == m, b[rows], a[rows])
-    excess = _score_for(m, a[rows], b[rows], outcome[rows]) - 1.0 / (1.0 + np.exp(theta[opp] - theta[m]))
-    if direction == SINK:
-        excess = -excess
-    excess -= DRIFT  # CUSUM's reference value: honest stretches drift down, so the run starts where the campaign does
-    best, start, best_span, run = -np.inf, 0, (0, rows.size), 0.0
-    for i, x in enumerate(excess.tolist()):
-        if run <= 0.0:
-            run, start = x, i
-        else:
-            run += x
-        if run > best:
-            best, best_span = run, (start, i + 1)
-    chosen = np.zeros(a.shape[0], dtype=bool)
-    chosen[rows[best_span[0]:best_span[1]]] = True
-    return chosen
+    mu = 1.0 / (1.0 + np.exp(theta[opp] - theta[m]))
+    s = _score_for(m, a[rows], b[rows], outcome[rows])
+    slope = mu * (1.0 - mu)
+    decisive = np.r_[0, np.cumsum((outcome[rows] == OUTCOME_A) | (outcome[rows] == OUTCOME_B))]
+    lo = np.searchsorted(pos[rows], starts, side="right")
+    hi = np.searchsorted(pos[rows], stops, side="right")
+    keep = decisive[hi] - decisive[lo] >= MIN_NEW
+    pairs = np.unique(np.stack([lo[keep], hi[keep]], axis=1), axis=0)  # the same votes are one test
+    if pairs.size == 0:
+        return rows, empty, empty, np.zeros(0)
+    lo, hi = pairs[:, 0], pairs[:, 1]
+    u = np.r_[0.0, np.cumsum(s - mu)]
+    v = np.r_[0.0, np.cumsum(slope)]
+    grad = np.zeros((rows.size + 1, theta.size))
+    grad[np.arange(1, rows.size + 1), opp] = -slope
+    grad[1:, m] = slope
+    grad = np.cumsum(grad, axis=0)
+    g = grad[hi] - grad[lo]
+    var = v[hi] - v[lo] + np.einsum("wi,ij,wj->w", g, cov, g)
+    z = (u[hi] - u[lo]) / np.sqrt(np.maximum(var, 1e-12))
+    return rows, lo, hi, z
+
+
+def _picked(m: int, chosen: np.ndarray, every: np.ndarray, a: np.ndarray, b: np.ndarray, voter: np.ndarray,
+            fresh: np.ndarray, share: np.ndarray, rate: np.ndarray) -> np.ndarray:
+    """The part of a window's votes on m that the campaign picked, decided by counts alone, never by
+    outcomes (so the honest votes that share it go wins and losses alike): first the votes against the
+    opponents m meets there far more often than in the history (a campaign that picks its battles:
+    omnipresent); else, among ``every`` new vote on m still tested, those of the ``fresh`` ids (never
+    established) whose votes are on m far more often than m's share of the history's battles, when
+    some voted in the window (a campaign of ids that vote on m only: target-only, slow — found in its
+    busiest days, taken wherever its ids voted; an honest id is that keen on one model about once in
+    300 two-vote visits); else all of
+    ``chosen`` (a campaign that hides its votes among honest ones: mixed). A binomial test each: at
+    ``CONCENTRATION`` over the models for the opponents, at ``KEEN`` per id (two votes of two on m
+    already stand out: p ≈ 0.003 for a model in 1 battle of 19; one vote never does)."""
+    opp = np.where(a[chosen] == m, b[chosen], a[chosen])
+    counts = np.bincount(opp, minlength=share.shape[1])
+    level = CONCENTRATION / share.shape[1]
+    over = (binom.sf(counts - 1, chosen.size, share[m]) <= level) & (counts > 0)
+    if over.any():
+        return chosen[over[opp]]
+    on_m = np.bincount(voter[((a == m) | (b == m)) & (voter >= 0)], minlength=int(voter.max()) + 1)
+    cast = np.bincount(voter[voter >= 0], minlength=int(voter.max()) + 1)
+    keen = np.flatnonzero((binom.sf(on_m - 1, cast, rate[m]) <= KEEN) & fresh)
+    if not np.isin(voter[chosen], keen).any():
+        return chosen
+    return every[np.isin(voter[every], keen)]
+
+
+def _record(model: str, direction: str, votes: np.ndarray, p: float, m: int, a: np.ndarray, b: np.ndarray,
+            outcome: np.ndarray, voter: np.ndarray, t: np.ndarray) -> Campaign:
+    """The report of one campaign: its votes (a mask), ids, first vote its way, last vote, p."""
+    s = _score_for(m, a, b, outcome)
+    way = votes & ((s == 1) if direction == LIFT else (s == 0)) & np.isfinite(t)
+    timed = votes & np.isfinite(t)
+    first = float(t[way].min()) if way.any() else float("nan")
+    last = float(t[timed].max()) if timed.any() else float("nan")
+    return Campaign(model, direction, int(votes.sum()), int(np.unique(voter[votes]).size), _iso(first),
+                    _iso(last), LIKELIHOOD, p)
 
 
 def _iso(t: float) -> str:
@@ -205,30 +258,45 @@ def detect_campaigns(models: tuple[str, ...], voters: tuple[str, ...], voter: np
     n, n_models = a.shape[0], len(models)
     new = new_votes(voters, voter, times)
     drop = np.zeros(n, dtype=bool)
-    found: list[Campaign] = []
     if not new.any() or new.all():
         return CampaignCheck((), drop, new, alpha)
     old = ~new
-    theta, cov = _history_fit(n_models, a[old], b[old], outcome[old])
+    theta, cov, share = _history_fit(n_models, a[old], b[old], outcome[old])
+    fresh = np.bincount(voter[old & (voter >= 0)], minlength=max(int(voter.max()) + 1, 0)) == 0  # never established
+    rate = (np.bincount(a[old], minlength=n_models) + np.bincount(b[old], minlength=n_models) + 1.0) / (
+        old.sum() + n_models)  # the share of the history's battles each model plays in
     t = np.full(n, np.nan) if times is None else np.asarray(times, dtype=np.float64)
+    timed = bool(np.isfinite(t[new]).all())
+    pos = t if timed else np.arange(n, dtype=np.float64)  # untimed: windows counted in votes
+    starts, stops = _spans(pos[new], WINDOW_S if timed else float(WINDOW_VOTES))
     tested = new.copy()
-    taken = np.zeros(n_models, dtype=bool)  # one campaign per model: the rest of its new votes count
-    for _ in range(n_models):
-        raw = _pvalues(n_models, a, b, outcome, tested, theta, cov)
-        raw[taken] = 1.0
-        adjusted = _holm(raw.ravel()).reshape(raw.shape)
-        best = int(np.argmin(adjusted))
-        m, column = divmod(best, 4)
-        if adjusted[m, column] > alpha:
+    taken = np.zeros(n_models, dtype=bool)  # a model's whole window taken: the rest of its new votes count
+    pieces: dict[tuple[int, str], tuple[np.ndarray, float]] = {}  # (model, direction) → (its votes, p)
+    for _ in range(2 * n_models):
+        n_tests = 0
+        best: tuple[float, int, str, np.ndarray] | None = None  # (p, model, direction, votes)
+        for m in np.flatnonzero(~taken).tolist():
+            rows, lo, hi, z = _scan(m, a, b, outcome, tested, pos, starts, stops, theta, cov)
+            n_tests += 2 * z.size
+            for direction, p in ((LIFT, norm.sf(z)), (SINK, norm.cdf(z))):
+                k = int(np.argmin(p)) if z.size else -1
+                if k >= 0 and (best is None or p[k] < best[0]):
+                    best = (float(p[k]), m, direction, rows[lo[k]:hi[k]])
+        if best is None:
             break
-        direction = LIFT if column in (0, 2) else SINK
-        involved = _window(m, direction, a, b, outcome, tested, theta)
-        s = _score_for(m, a, b, outcome)
-        way = involved & ((s == 1) if direction == LIFT else (s == 0))
-        first = float(np.nanmin(t[way])) if way.any() and np.isfinite(t[way]).any() else float("nan")
-        found.append(Campaign(models[m], direction, int(involved.sum()), int(np.unique(voter[involved]).size),
-                              _iso(first), RESULTS if column < 2 else LIKELIHOOD, float(adjusted[m, column])))
-        drop |= involved
-        tested &= ~involved
-        taken[m] = True
+        p_best, m, direction, chosen = best
+        adjusted = min(1.0, p_best * n_tests)  # Holm's first step: the smallest p times the tests run
+        if adjusted > alpha:
+            break
+        every = np.flatnonzero(((a == m) | (b == m)) & tested)
+        part = _picked(m, chosen, every, a, b, voter, fresh, share, rate)
+        votes, p_first = pieces.get((m, direction), (np.zeros(n, dtype=bool), adjusted))
+        votes[part] = True  # a campaign found in parts (picked battles first) is one campaign
+        pieces[(m, direction)] = (votes, min(p_first, adjusted))
+        tested[part] = False
+        taken[m] = np.isin(chosen, part).all()  # after a picked part, the rest of m's window is tested again
+    found = [_record(models[m], direction, votes, p, m, a, b, outcome, voter, t)
+             for (m, direction), (votes, p) in pieces.items()]
+    for votes, _ in pieces.values():
+        drop |= votes
     return CampaignCheck(tuple(found), drop, new, alpha)

@@ -63,6 +63,11 @@ class VoteArrays:
     def n_votes(self) -> int:
         return int(self.voter.shape[0])
 
+    def subset(self, keep: np.ndarray) -> "VoteArrays":
+        """The votes ``keep`` marks, in the same order (voters and models kept as they are)."""
+        return VoteArrays(self.models, self.voters, self.voter[keep], self.a[keep], self.b[keep],
+                          self.outcome[keep], self.skipped, None if self.times is None else self.times[keep])
+
     def keys(self) -> np.ndarray:
         """Per voter, a seed key that depends on its id alone (stable checkpoints)."""
         return np.array([voter_key(v) for v in self.voters], dtype=np.uint64)

@@ -116,9 +116,10 @@ def format_table(report: QualityReport) -> str:
         out.append("skipped: " + ", ".join(f"{k}: {n}" for k, n in report.skipped.items()))
     for c in report.campaigns:
         out.append(f"campaign: {c.votes} new vote(s) from {c.voter_ids} voter id(s) {c.direction} {c.model} "
-                   f"since {c.since or 'an unknown time'} ({c.test} test, adjusted p = {c.p:.3g}); "
+                   f"from {c.since or 'an unknown time'} to {c.until or 'an unknown time'} "
+                   f"({c.test} test, adjusted p = {c.p:.3g}); "
                    "left out of the default board")
     if not report.campaigns and report.voters:
-        out.append("no campaign detected (new voter ids' results per model match the established voters')")
+        out.append("no campaign detected (new voter ids' results per model, in every stretch of time, match the ratings of the established voters')")
     out.extend(report.notes)
     return "\n".join(out).lstrip("\n")

@@ -1,11 +1,13 @@
 """Vouching: which votes count on the default board, as a filter step over a board's vote table.
 
-The quality check (``check.check_votes``: the paper's A.5 plus the position and consensus tests, Holm
-at ``alpha``) runs on every vote of the table, in the order votes were cast (timestamps; untimed votes
-last), redacted ones too: they say as much about a voter. Flagged voters' votes and battles whose
+Campaigns (``campaign.detect_campaigns``: new voter ids that as a group lift or sink a model) are found
+first, over every vote in the order cast (timestamps; untimed votes last). The quality check
+(``check.check_votes``: the paper's A.5 plus the position and consensus tests, Holm at ``alpha``) then
+runs on every other vote, redacted ones too: they say as much about a voter; a campaign's votes are
+not part of the consensus honest voters are judged by. Flagged voters' votes and battles whose
 answers were redacted for naming a model are left out unless included; votes without a voter id are
-history for the check and are kept. Campaigns (``campaign.detect_campaigns``: new voter ids that as a
-group lift or sink a model) are left out with the flagged votes, and counted again with them.
+history for the check and are kept. Campaigns are left out with the flagged votes, and counted again
+with them.
 ``count_anonymous=False`` (the operator's SCIARENA_COUNT_ANONYMOUS=0) leaves out every vote whose
 voter is not signed in. The board never imports this module: the CLI and the wiring
 choose to apply it (``board.table.leave_out`` does the removal and records the counts).
@@ -28,10 +30,10 @@ def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted
             alpha: float | None = None, seed: int = 0, count_anonymous: bool = True) -> VoteTable:
     """The votes that count: without flagged voters' votes and redacted battles unless included.
 
-    The quality check (``sciarena.science.quality.check_votes``: A.5 plus the position and consensus
-    tests, Holm at ``alpha``) runs on every vote of the table, in the order votes were cast
-    (timestamps; untimed votes last), redacted ones too: they say as much about a voter. Votes
-    without a voter id are history for the check and are kept. The result carries
+    Campaigns are found first; the quality check (``sciarena.science.quality.check_votes``: A.5 plus
+    the position and consensus tests, Holm at ``alpha``) runs on every other vote of the table, in the
+    order votes were cast (timestamps; untimed votes last), redacted ones too: they say as much about a
+    voter. Votes without a voter id are history for the check and are kept. The result carries
     :class:`Exclusions`; raises LeaderboardInputError when nothing is left."""
     drop, excluded = vouch_mask(table, include_flagged=include_flagged, include_redacted=include_redacted,
                                 alpha=alpha, seed=seed, count_anonymous=count_anonymous)
@@ -59,7 +61,9 @@ def vouch_mask(table: VoteTable, *, include_flagged: bool = False, include_redac
         arrays = VoteArrays(table.models, table.voters, voter[order].astype(np.int64),
                             table.a[order].astype(np.int64), table.b[order].astype(np.int64),
                             table.outcome[order].astype(np.int64))
-        report = check_votes(arrays, alpha=alpha, seed=seed)
+        # The voter checks run without the campaigns' votes: the consensus a voter is judged by is the
+        # arena's, not a campaign's, so a campaign cannot get honest voters flagged (or cleared).
+        report = check_votes(arrays.subset(~found.drop), alpha=alpha, seed=seed)
         checked = len(report.voters)
         codes = {name: k for k, name in enumerate(table.voters)}
         bad = np.array([codes[v] for v in report.flagged], dtype=np.int64)
