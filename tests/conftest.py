@@ -8,6 +8,8 @@
   and a vote store in tmp_path.
 - ``make_services``: the same Arena inside the Services the UI is built from (for a running app).
 - ``specs`` / ``refs``: catalogue entries for scripted models, and a one-paper reference list.
+- ``browser`` / ``arena``: a module's Chromium and default offline app on loopback (from browser_support.py,
+  registered below as a plugin).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ from sciarena.votes.read.warmer import CacheWarmer
 from sciarena.votes.store.counts import BattleCounts
 from sciarena.votes.store.local import LocalVoteStore
 from sciarena.wiring import Services, open_board
+
+pytest_plugins = ("browser_support",)  # the browser tests' shared fixtures
 
 GATE_TIMEOUT_S = 10.0  # a gate nobody opens fails the test instead of hanging it
 
