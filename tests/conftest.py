@@ -5,9 +5,14 @@
   model, registered under the provider key "scripted" (the role simonw/llm's MockModel plays).
 - ``clock``: a FakeClock to inject where code takes one (BattleRunner, Arena).
 - ``make_arena``: builds an Arena wired with the scripted provider, a fixed retrieval (FixedRetriever)
-  and a vote store in tmp_path.
+  and a vote store in tmp_path; its offline discipline classifier is ``discipline_classifier``.
+- ``discipline_classifier``: the shipped offline discipline classifier, fitted once per session (the fit
+  costs about 2 s of CPU and gives the same model every time; it is read-only once fitted).
+- ``wire``: ``wire(settings)`` is ``build_services(settings)`` with ``discipline_classifier`` in its arena.
 - ``make_services``: the same Arena inside the Services the UI is built from (for a running app).
 - ``specs`` / ``refs``: catalogue entries for scripted models, and a one-paper reference list.
+- ``browser`` / ``arena``: a module's Chromium and default offline app on loopback (from browser_support.py,
+  registered below as a plugin).
 """
 
 from __future__ import annotations
@@ -15,12 +20,14 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI
 
+from sciarena.arena.labels.at_vote import ArenaLabeller
+from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
 from sciarena.arena.rules import Arena
 from sciarena.arena.runner import BattleRunner
 from sciarena.core.errors import ProviderError, SciArenaError
@@ -43,7 +50,9 @@ from sciarena.votes.read import VoteSource
 from sciarena.votes.read.warmer import CacheWarmer
 from sciarena.votes.store.counts import BattleCounts
 from sciarena.votes.store.local import LocalVoteStore
-from sciarena.wiring import Services, open_board
+from sciarena.wiring import Services, build_services, open_board
+
+pytest_plugins = ("browser_support",)  # the browser tests' shared fixtures
 
 GATE_TIMEOUT_S = 10.0  # a gate nobody opens fails the test instead of hanging it
 
@@ -203,10 +212,33 @@ def refs() -> tuple[Reference, ...]:
     return references()
 
 
+@pytest.fixture(scope="session")
+def discipline_classifier() -> TextDisciplineLabeller:
+    """The default TextDisciplineLabeller, already fitted: share it instead of fitting one per Arena."""
+    classifier = TextDisciplineLabeller()
+    classifier.label("What limits the precision of CRISPR-Cas9 genome editing?")  # fits it
+    return classifier
+
+
 @pytest.fixture
-def make_arena(tmp_path: Path, scripted: ScriptedProvider, clock: FakeClock) -> Callable[..., Arena]:
+def wire(discipline_classifier: TextDisciplineLabeller) -> Callable[[Settings], Services]:
+    """``wire(settings)``: the services as wiring builds them, but for the offline discipline classifier, which
+    is the session's fitted one (a fresh one is the same fit, made again at the first finished battle)."""
+
+    def build(settings: Settings) -> Services:
+        services = build_services(settings)
+        labeller = replace(services.arena.labeller, offline_discipline=discipline_classifier)
+        return replace(services, arena=replace(services.arena, labeller=labeller))
+
+    return build
+
+
+@pytest.fixture
+def make_arena(tmp_path: Path, scripted: ScriptedProvider, clock: FakeClock,
+               discipline_classifier: TextDisciplineLabeller) -> Callable[..., Arena]:
     """``make_arena(timeout_s=…, **settings)``: an Arena whose pool is the scripted models (script them
-    first), with the test's clock and a vote store under tmp_path."""
+    first), with the test's clock, a vote store under tmp_path and the offline labellers (the rules and
+    the session's fitted discipline classifier)."""
 
     def make(timeout_s: float = 30.0, **settings: object) -> Arena:
         data_dir = tmp_path / "data"
@@ -215,7 +247,8 @@ def make_arena(tmp_path: Path, scripted: ScriptedProvider, clock: FakeClock) -> 
                      retriever=FixedRetriever(),
                      pool=Pool(active=tuple(spec(model_id) for model_id in scripted.scripts)),
                      runner=BattleRunner({ScriptedProvider.key: scripted}, timeout_s=timeout_s),
-                     store=store, counts=BattleCounts(store.files), rng=random.Random(0), clock=clock)
+                     store=store, counts=BattleCounts(store.files), rng=random.Random(0), clock=clock,
+                     labeller=ArenaLabeller(offline_discipline=discipline_classifier))
 
     return make
 

@@ -7,7 +7,6 @@ import threading
 
 import pytest
 
-from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
 from sciarena.arena.rules import ArenaSession, Ballot, validate_question
 from sciarena.core.errors import (
     AlreadyVoted,
@@ -52,7 +51,8 @@ def test_overlong_question_is_refused_with_its_length():
     assert validate_question("  ok  ", 4000) == "ok"
 
 
-def test_a_battle_is_drawn_from_the_pool_with_the_retrieval_and_labelled_when_voted_on(finished, clock):
+def test_a_battle_is_drawn_from_the_pool_with_the_retrieval_and_labelled_when_voted_on(finished, clock,
+                                                                                      discipline_classifier):
     arena, session = finished
     battle = session.battle
     assert {battle.model_a.name, battle.model_b.name} == {"A", "B"}
@@ -60,7 +60,7 @@ def test_a_battle_is_drawn_from_the_pool_with_the_retrieval_and_labelled_when_vo
     assert battle.subject == "" and battle.question_type == ""  # labelled at vote time, not before the answers
     voted = arena.vote(session, YES).vote.battle
     # The offline discipline classifier's own field for this question (it needs no corpus hit).
-    field = TextDisciplineLabeller().label(battle.question).value
+    field = discipline_classifier.label(battle.question).value
     assert (voted.question_type, voted.subject) == ("Conceptual Explanation", field)
     [record] = stored(arena)
     assert (record["question_type"], record["question_type_labeller"]) == ("Conceptual Explanation",

@@ -15,7 +15,6 @@ from sciarena.arena.labels.rules import classify_question
 from sciarena.arena.rules import ArenaSession, Ballot
 from sciarena.core.errors import CatalogueError
 from sciarena.core.settings import Settings
-from sciarena.wiring import build_services
 
 QUESTION = "How does retrieval-augmented generation reduce hallucination?"
 OFFLINE = ("Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)")
@@ -36,10 +35,17 @@ def catalogue_file(tmp_path, base_url: str):
     return path
 
 
-def services_for(tmp_path, server: FakeOpenAI, **env: str):
-    base = Settings.from_env({"LOOP_API_KEY": "sk-test",
-                              "SCIARENA_MODELS": str(catalogue_file(tmp_path, server.base_url)), **env})
-    return build_services(replace(base, data_dir=tmp_path / "data", seed=0, generation_timeout_s=20))
+@pytest.fixture
+def services_for(wire):
+    """``services_for(tmp_path, server, **env)``: the app's services as wiring builds them for ``env`` (with
+    the session's fitted discipline classifier: see conftest's ``wire``)."""
+
+    def build(tmp_path, server: FakeOpenAI, **env: str):
+        base = Settings.from_env({"LOOP_API_KEY": "sk-test",
+                                  "SCIARENA_MODELS": str(catalogue_file(tmp_path, server.base_url)), **env})
+        return wire(replace(base, data_dir=tmp_path / "data", seed=0, generation_timeout_s=20))
+
+    return build
 
 
 def by_task(category: str, discipline: str):
@@ -61,7 +67,7 @@ def vote_once(services) -> tuple[dict, ArenaSession]:
     return list(services.arena.store.records())[-1], session
 
 
-def test_the_configured_model_labels_at_vote_time_and_is_named(tmp_path, server):
+def test_the_configured_model_labels_at_vote_time_and_is_named(tmp_path, server, services_for):
     # Labels the rules would not give, so the record shows the model's answer was used.
     assert classify_question(QUESTION) != "Others"
     server.add_script("labeller", respond=by_task("Others", "Healthcare"))
@@ -76,17 +82,17 @@ def test_the_configured_model_labels_at_vote_time_and_is_named(tmp_path, server)
     assert len(server.requests("labeller")) == 2  # one call per task
 
 
-def test_garbage_from_the_model_gives_the_rules_label_and_names_the_rules(tmp_path, server):
+def test_garbage_from_the_model_gives_the_rules_label_and_names_the_rules(tmp_path, server, services_for):
     server.add_script("labeller", respond=by_task("Category: probably a methods question", "Medicine-ish"))
     services = services_for(tmp_path, server, SCIARENA_LABEL_MODEL="Loop Labeller")
     record, session = vote_once(services)
     assert (record["question_type"], record["question_type_labeller"]) == (classify_question(QUESTION),
                                                                            "offline:rules:category")
-    assert record["subject"] == TextDisciplineLabeller().label(QUESTION).value
+    assert record["subject"] == TextDisciplineLabeller().label(QUESTION).value  # a fresh fit: the same field
     assert (record["subject_labeller"], record["subject_source"]) == ("offline:classifier:discipline", "labeller")
 
 
-def test_a_failing_model_still_stores_the_vote_with_the_rules_labels(tmp_path, server):
+def test_a_failing_model_still_stores_the_vote_with_the_rules_labels(tmp_path, server, services_for):
     server.add_script("labeller", fail_forever=400)
     services = services_for(tmp_path, server, SCIARENA_LABEL_MODEL="Loop Labeller")
     record, _ = vote_once(services)
@@ -95,20 +101,20 @@ def test_a_failing_model_still_stores_the_vote_with_the_rules_labels(tmp_path, s
     assert server.requests("labeller")  # it was asked, and failed
 
 
-def test_without_a_label_model_the_rules_label_and_no_model_is_asked(tmp_path, server):
+def test_without_a_label_model_the_rules_label_and_no_model_is_asked(tmp_path, server, services_for):
     record, _ = vote_once(services_for(tmp_path, server))
     assert record["question_type_labeller"] == "offline:rules:category"
     assert record["subject_labeller"] == "offline:classifier:discipline"
     assert server.requests("labeller") == []
 
 
-def test_an_unknown_label_model_stops_the_start_with_the_setting_named(tmp_path, server):
+def test_an_unknown_label_model_stops_the_start_with_the_setting_named(tmp_path, server, services_for):
     with pytest.raises(CatalogueError, match="SCIARENA_LABEL_MODEL"):
         services_for(tmp_path, server, SCIARENA_LABEL_MODEL="No Such Model")
 
 
 
-def test_a_model_slower_than_the_timeout_gives_the_rules_labels(tmp_path, server):
+def test_a_model_slower_than_the_timeout_gives_the_rules_labels(tmp_path, server, discipline_classifier):
     from sciarena.arena.labels.at_vote import open_arena_labeller
     from sciarena.providers.catalogue import load_catalogue
     from sciarena.providers.registry import Models, build_providers
@@ -117,8 +123,8 @@ def test_a_model_slower_than_the_timeout_gives_the_rules_labels(tmp_path, server
     settings = Settings.from_env({"LOOP_API_KEY": "sk-test",
                                   "SCIARENA_MODELS": str(catalogue_file(tmp_path, server.base_url))})
     catalogue = load_catalogue(settings)
-    labeller = open_arena_labeller("Loop Labeller", Models(catalogue, build_providers(settings, catalogue)),
-                                   timeout_s=0.3)
+    labeller = replace(open_arena_labeller("Loop Labeller", Models(catalogue, build_providers(settings, catalogue)),
+                                           timeout_s=0.3), offline_discipline=discipline_classifier)
     labels = labeller.label(QUESTION)
     assert server.requests("labeller")  # the model was asked
     assert (labels.question_type, labels.question_type_labeller) == (classify_question(QUESTION),

@@ -7,82 +7,58 @@ from __future__ import annotations
 
 import pytest
 from arena_server import running_arena
-from browser_support import ARTIFACTS, chromium
+from browser_support import BOARD_SHOWS, REVEALED, VOTES_OPEN, WIDTHS, ask, battle, open_page, records, screenshot
 
 QUESTION = "What are the main challenges of using deep learning for medical image diagnosis?"
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture(scope="module")
-def arena(tmp_path_factory):
-    with running_arena(tmp_path_factory.mktemp("data")) as running:
-        yield running
-
-
-@pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
+@pytest.mark.parametrize("width, height", WIDTHS)
 def test_battle_vote_and_leaderboard_in_the_page(browser, arena, width, height):
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.goto(arena.url, wait_until="domcontentloaded")
-    page.locator("#send").wait_for(timeout=30_000)
+    page = open_page(browser, arena.url, width, height)
     vote_a = page.locator("#vote-a")
     assert vote_a.is_disabled()
 
-    page.locator("#question textarea").fill(QUESTION)
-    page.locator("#send").click()
-    page.wait_for_function("() => !document.querySelector('#vote-a').disabled", timeout=30_000)
+    battle(page, QUESTION, timeout_ms=30_000)
     text_a = page.locator("#answer-a").inner_text()
     text_b = page.locator("#answer-b").inner_text()
     assert "[1]" in text_a + text_b
     names = [m.name for m in arena.services.pool.active]
     page_text = page.locator("body").inner_text()
     assert not any(name in page_text for name in names), "a model name is visible before the vote"
-    page.screenshot(path=str(ARTIFACTS / f"arena-{width}-before-vote.png"), full_page=True)
+    screenshot(page, f"arena-{width}-before-vote", full_page=True)
 
-    records_before = len(list(arena.services.arena.store.records()))
+    records_before = len(records(arena))
     page.locator("#reason textarea").fill("Better grounded in the cited papers.")
     vote_a.click()
     page.wait_for_function("() => document.querySelector('#vote-error').innerText.includes('agree to the terms')",
                            timeout=10_000)
-    assert len(list(arena.services.arena.store.records())) == records_before, "voted without consent"
+    assert len(records(arena)) == records_before, "voted without consent"
     page.locator("#consent input").check()
     vote_a.click()
-    page.wait_for_function("() => document.querySelector('#model-names').innerText.includes('Model A:')",
-                           timeout=15_000)
+    page.wait_for_function(REVEALED, timeout=15_000)
     reveal = page.locator("#model-names").inner_text()
     assert any(name in reveal for name in names)
     assert page.locator("#vote-b").is_disabled()
-    assert len(list(arena.services.arena.store.records())) == records_before + 1
-    page.screenshot(path=str(ARTIFACTS / f"arena-{width}-after-vote.png"), full_page=True)
+    assert len(records(arena)) == records_before + 1
+    screenshot(page, f"arena-{width}-after-vote", full_page=True)
 
     page.reload(wait_until="domcontentloaded")
     page.get_by_role("tab", name="Leaderboard").click()
     table = page.locator("#leaderboard-table")
-    record = list(arena.services.arena.store.records())[-1]
-    page.wait_for_function(
-        "name => (document.querySelector('#leaderboard-table')?.innerText || '').includes(name)",
-        arg=record["modelA"], timeout=20_000)
+    record = records(arena)[-1]
+    page.wait_for_function(BOARD_SHOWS, arg=record["modelA"], timeout=20_000)
     assert record["modelB"] in table.inner_text()
     page.locator("#ratings-plot").scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}.png"), full_page=True)
+    screenshot(page, f"leaderboard-{width}", full_page=True)
     page.close()
 
 
 def test_a_refused_question_leaves_nothing_to_vote_on(browser, arena):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(arena.url, wait_until="domcontentloaded")
-    page.locator("#send").wait_for(timeout=30_000)
-    page.locator("#question textarea").fill(QUESTION)
-    page.locator("#send").click()
-    page.wait_for_function("() => !document.querySelector('#vote-a').disabled", timeout=30_000)
-    page.locator("#question textarea").fill("   ")  # refused: the previous battle must not stay votable
-    page.locator("#send").click()
+    page = open_page(browser, arena.url)
+    battle(page, QUESTION, timeout_ms=30_000)
+    ask(page, "   ")  # refused: the previous battle must not stay votable
     page.wait_for_function("() => document.querySelector('#question-error').innerText.includes('type a question')",
                            timeout=10_000)
     page.wait_for_timeout(500)
@@ -92,20 +68,14 @@ def test_a_refused_question_leaves_nothing_to_vote_on(browser, arena):
 
 
 def test_a_reason_never_travels_to_the_next_battle(browser, arena):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(arena.url, wait_until="domcontentloaded")
-    page.locator("#send").wait_for(timeout=30_000)
+    page = open_page(browser, arena.url)
     page.locator("#consent input").check()
-    votes_enabled = "() => !document.querySelector('#vote-a').disabled"
-    revealed = "() => document.querySelector('#model-names').innerText.includes('Model A:')"
-    before = len(list(arena.services.arena.store.records()))
+    before = len(records(arena))
 
-    page.locator("#question textarea").fill(QUESTION)
-    page.locator("#send").click()
-    page.wait_for_function(votes_enabled, timeout=30_000)
+    battle(page, QUESTION, timeout_ms=30_000)
     page.locator("#reason textarea").fill("A reason for the first battle only.")
     page.locator("#vote-a").click()
-    page.wait_for_function(revealed, timeout=15_000)
+    page.wait_for_function(REVEALED, timeout=15_000)
 
     for start_next in ("#send", "#new-battle"):  # a new question straight away, or New battle first
         if start_next == "#new-battle":
@@ -114,12 +84,12 @@ def test_a_reason_never_travels_to_the_next_battle(browser, arena):
             assert page.locator("#reason textarea").input_value() == ""
             page.locator("#question textarea").fill(QUESTION)
         page.locator("#send").click()
-        page.wait_for_function(votes_enabled, timeout=30_000)
+        page.wait_for_function(VOTES_OPEN, timeout=30_000)
         assert page.locator("#reason textarea").input_value() == ""
         page.locator("#vote-b").click()
-        page.wait_for_function(revealed, timeout=15_000)
-    records = list(arena.services.arena.store.records())[before:]
-    assert [r["reason"] or "" for r in records] == ["A reason for the first battle only.", "", ""]
+        page.wait_for_function(REVEALED, timeout=15_000)
+    voted = records(arena)[before:]
+    assert [r["reason"] or "" for r in voted] == ["A reason for the first battle only.", "", ""]
     page.close()
 
 
@@ -128,12 +98,9 @@ def test_new_battle_or_send_during_a_battle_never_brings_the_old_answers_back(br
     scripted.add("slow-1", *(f"first{i} " for i in range(40)), pause_s=0.05)
     scripted.add("slow-2", *(f"second{i} " for i in range(40)), pause_s=0.05)
     with running_arena(tmp_path, services=make_services()) as running:
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.goto(running.url, wait_until="domcontentloaded")
-        page.locator("#send").wait_for(timeout=30_000)
+        page = open_page(browser, running.url)
         for delay_ms in (0, 300, 1000):
-            page.locator("#question textarea").fill(QUESTION)
-            page.locator("#send").click()
+            ask(page, QUESTION)
             page.wait_for_timeout(delay_ms)
             page.locator("#new-battle").click()
             # Both streams would have ended by now (40 chunks × 50 ms): nothing may have come back.
@@ -143,15 +110,11 @@ def test_new_battle_or_send_during_a_battle_never_brings_the_old_answers_back(br
             assert page.locator("#vote-a").is_disabled()
 
         # Send again while a battle streams: the new question's battle is the one to vote on.
-        page.locator("#question textarea").fill("An earlier question")
-        page.locator("#send").click()
+        ask(page, "An earlier question")
         page.wait_for_timeout(300)
-        page.locator("#question textarea").fill(QUESTION)
-        page.locator("#send").click()
-        page.wait_for_function("() => !document.querySelector('#vote-a').disabled", timeout=30_000)
+        battle(page, QUESTION, timeout_ms=30_000)
         page.locator("#consent input").check()
         page.locator("#vote-a").click()
-        page.wait_for_function("() => document.querySelector('#model-names').innerText.includes('Model A:')",
-                               timeout=15_000)
+        page.wait_for_function(REVEALED, timeout=15_000)
         assert [r["question"] for r in running.services.arena.store.records()] == [QUESTION]
         page.close()

@@ -8,16 +8,14 @@ session is refused, and the page's own vote still counts. Screenshots: test-arti
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 from arena_server import running_arena
-from browser_support import ARTIFACTS, chromium
-from fake_openai import FakeOpenAI
+from browser_support import REVEALED, WIDTHS, battle, open_page, records, screenshot
+from fake_openai import FakeOpenAI, loop_settings
 from gradio_client import Client
 from test_anonymity_view import SPEAKERS, SPELLINGS
 
-from sciarena.core.settings import Settings
 from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.browser
@@ -25,8 +23,6 @@ pytestmark = pytest.mark.browser
 QUESTION = "How does retrieval-augmented generation reduce hallucination in GPT-4.1, Claude and GPT-4o?"
 TOPIC = "In the benchmark GPT-4.1 cites more papers than Claude [1]."
 NAMES = ("claude", "gpt", "anthropic", "openai")
-OFFLINE = ("Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)")
-VOTES_OPEN = "() => !document.querySelector('#vote-a').disabled"
 # Everything the two answer boxes show, at every change (streamed updates included).
 WATCH_JS = """() => {
   window.__seen = [];
@@ -50,68 +46,52 @@ def arena(tmp_path_factory):
         # Small chunks, so names arrive split across streamed updates.
         server.add_script("alpha", chunks("\n\n".join(SPELLINGS) + "\n\n" + TOPIC), chunk_delay_s=0.01)
         server.add_script("beta", chunks("\n\n".join(SPEAKERS) + "\n\n" + TOPIC), chunk_delay_s=0.01)
-        catalogue = tmp / "models.json"
-        catalogue.write_text(json.dumps({
-            "endpoints": {"loop": {"base_url": server.base_url, "key_env": "LOOP_API_KEY"}},
-            "models": [{"name": "Loop Alpha", "provider": "loop", "model_id": "alpha", "organisation": "Test"},
-                       {"name": "Loop Beta", "provider": "loop", "model_id": "beta", "organisation": "Test"},
-                       *({"name": name, "enabled": False} for name in OFFLINE)]}))
-        settings = replace(Settings.from_env({"LOOP_API_KEY": "sk-test", "SCIARENA_MODELS": str(catalogue)}),
-                           data_dir=tmp / "data", seed=0, generation_timeout_s=30)
+        settings = loop_settings(server, tmp, [
+            {"name": "Loop Alpha", "provider": "loop", "model_id": "alpha", "organisation": "Test"},
+            {"name": "Loop Beta", "provider": "loop", "model_id": "beta", "organisation": "Test"}])
         with running_arena(tmp / "data", services=build_services(settings)) as running:
             yield running
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
 
 
 def names_in(text: str) -> list[str]:
     return [name for name in NAMES if name in text.lower()]
 
 
-@pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
+@pytest.mark.parametrize("width, height", WIDTHS)
 def test_every_listed_leak_is_hidden_before_the_vote_and_the_names_follow_it(browser, arena, width, height):
-    page = browser.new_page(viewport={"width": width, "height": height})
+    page = open_page(browser, arena.url, width, height)
     sessions: list[str] = []
     page.on("request", lambda request: sessions.extend(
         [json.loads(request.post_data).get("session_hash")] if "queue/join" in request.url and request.post_data
         else []))
-    page.goto(arena.url, wait_until="domcontentloaded")
-    page.locator("#send").wait_for(timeout=30_000)
     page.evaluate(WATCH_JS)
-    page.locator("#question textarea").fill(QUESTION)
-    page.locator("#send").click()
-    page.wait_for_function(VOTES_OPEN, timeout=60_000)
+    battle(page, QUESTION)
     seen = page.evaluate("() => window.__seen")
     assert len(seen) > 10, "the answers were not streamed in several updates"
     leaked = [text for text in seen if names_in(text)]
     assert not leaked, f"a model's name was drawn before the vote: {leaked[-1]!r}"
     shown_a, shown_b = page.locator("#answer-a").inner_text(), page.locator("#answer-b").inner_text()
     assert (shown_a + shown_b).count("[model name hidden]") >= len(SPELLINGS) + len(SPEAKERS)
-    page.screenshot(path=str(ARTIFACTS / f"anonymity-before-{width}.png"), full_page=True)
+    screenshot(page, f"anonymity-before-{width}", full_page=True)
 
     # Another client presenting this page's session is refused; the page's own vote then counts.
-    stored = len(list(arena.services.arena.store.records()))
+    stored = len(records(arena))
     stranger = Client(arena.url, verbose=False)
     stranger.session_hash = sessions[-1]
     with pytest.raises(Exception, match="started in another browser"):
         stranger.predict("B", "", True, api_name="/vote")
-    assert len(list(arena.services.arena.store.records())) == stored
+    assert len(records(arena)) == stored
 
     page.locator("#consent input").check()
     page.locator("#vote-a").click()
-    page.wait_for_function("() => document.querySelector('#model-names').innerText.includes('Model A:')",
-                           timeout=20_000)
+    page.wait_for_function(REVEALED, timeout=20_000)
     reveal = page.locator("#model-names").inner_text()
     assert "Loop Alpha" in reveal and "Loop Beta" in reveal
     after = page.locator("#answer-a").inner_text() + page.locator("#answer-b").inner_text()
     assert after.count("GPT-4.1 cites more papers than Claude") == 2  # the question's names are back
-    page.screenshot(path=str(ARTIFACTS / f"anonymity-after-{width}.png"), full_page=True)
-    record = list(arena.services.arena.store.records())[-1]
-    assert len(list(arena.services.arena.store.records())) == stored + 1 and record["vote"] == "A"
+    screenshot(page, f"anonymity-after-{width}", full_page=True)
+    record = records(arena)[-1]
+    assert len(records(arena)) == stored + 1 and record["vote"] == "A"
     assert record["masked_a"] is True and record["masked_b"] is True
     for side in ("responseA", "responseB"):  # self-identifications stay hidden in the stored text
         assert not names_in(record[side].replace(TOPIC, "")), record[side]

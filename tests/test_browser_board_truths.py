@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pytest
 from arena_server import running_arena
-from test_browser import ARTIFACTS, browser  # noqa: F401  (the module-scoped Chromium fixture)
+from browser_support import BOARD_SHOWS, WIDTHS, open_leaderboard, open_page, screenshot
 
 from sciarena.board.synthetic import simulate, write_jsonl
 
@@ -41,40 +41,30 @@ def arena(tmp_path_factory):
         yield running
 
 
-def _open_board(browser, arena, width, height):  # noqa: F811
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.goto(arena.url, wait_until="domcontentloaded")
-    page.get_by_role("tab", name="Leaderboard").click()
-    page.wait_for_function("() => (document.querySelector('#leaderboard-table')?.innerText || '').includes('Rank')",
-                           timeout=30_000)
-    return page
-
-
 def _fits(page, what: str) -> None:
     scroll, client = page.evaluate(FIT)
     assert scroll <= client, f"{what}: the table is {scroll - client} px wider than its box"
 
 
-@pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
-def test_the_board_table_fits_its_box(browser, arena, width, height):  # noqa: F811
-    page = _open_board(browser, arena, width, height)
+@pytest.mark.parametrize("width, height", WIDTHS)
+def test_the_board_table_fits_its_box(browser, arena, width, height):
+    page = open_leaderboard(browser, arena.url, width, height)
     table = page.locator("#leaderboard-table")
     _fits(page, f"{width} px, style off")
-    page.screenshot(path=str(ARTIFACTS / f"truths-{width}-overall.png"), full_page=True)
+    screenshot(page, f"truths-{width}-overall", full_page=True)
 
     page.locator("#board-style input").check()
-    page.wait_for_function("() => (document.querySelector('#leaderboard-table')?.innerText || '').includes('SC rating')",
-                           timeout=60_000)
+    page.wait_for_function(BOARD_SHOWS, arg="SC rating", timeout=60_000)
     _fits(page, f"{width} px, style on")
     assert "95% CI" in table.inner_text()  # in a column, or said in the legend when under each rating
     page.locator("#leaderboard-table").scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / f"truths-{width}-style.png"), full_page=False)
+    screenshot(page, f"truths-{width}-style", full_page=False)
     page.close()
 
 
-@pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
-def test_the_board_says_only_what_is_true(browser, arena, width, height):  # noqa: F811
-    page = _open_board(browser, arena, width, height)
+@pytest.mark.parametrize("width, height", WIDTHS)
+def test_the_board_says_only_what_is_true(browser, arena, width, height):
+    page = open_leaderboard(browser, arena.url, width, height)
     table = page.locator("#leaderboard-table")
     legend = table.locator(".board-legend").first.inner_text()
     assert "open weights" in legend and "proprietary" not in legend
@@ -88,23 +78,22 @@ def test_the_board_says_only_what_is_true(browser, arena, width, height):  # noq
     assert rows.count() == 3 and BYSTANDER not in " ".join(rows.all_inner_texts())
     assert f"Not ranked in this view (no battles in it): {BYSTANDER}." in table.inner_text()
     assert "1000.0–1000.0" not in table.inner_text()
-    page.screenshot(path=str(ARTIFACTS / f"truths-{width}-discipline.png"), full_page=True)
+    screenshot(page, f"truths-{width}-discipline", full_page=True)
 
     page.locator("#board-history button").first.click()
     history = page.locator("#history-plot")
     history.get_by_text("cast in one day").wait_for(timeout=20_000)
     assert "2025-06-01" in history.inner_text() and not history.locator("svg").count()
     history.scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / f"truths-{width}-history.png"), full_page=False)
+    screenshot(page, f"truths-{width}-history", full_page=False)
     page.close()
 
 
-@pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
-def test_the_question_box_states_its_limit(browser, arena, width, height):  # noqa: F811
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.goto(arena.url, wait_until="domcontentloaded")
+@pytest.mark.parametrize("width, height", WIDTHS)
+def test_the_question_box_states_its_limit(browser, arena, width, height):
+    page = open_page(browser, arena.url, width, height, ready=None)
     hint = page.locator("#question").get_by_text("Up to 4,000 characters")
     hint.wait_for(timeout=20_000)
     assert hint.is_visible()
-    page.screenshot(path=str(ARTIFACTS / f"truths-{width}-question.png"), full_page=False)
+    screenshot(page, f"truths-{width}-question", full_page=False)
     page.close()

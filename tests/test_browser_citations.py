@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from arena_server import running_arena
-from browser_support import ARTIFACTS, chromium
+from browser_support import VOTES_OPEN, WIDTHS, ask, open_page, screenshot
 from fake_openai import FakeOpenAI, loop_settings
 
 from sciarena.wiring import build_services
@@ -38,12 +38,6 @@ def answer_chunks(citations: tuple[int, int]) -> tuple[str, ...]:
 
 
 @pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture(scope="module")
 def arena(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("citations")
     with FakeOpenAI() as server:
@@ -57,26 +51,23 @@ def arena(tmp_path_factory):
             yield running, server
 
 
-@pytest.fixture(params=[(1280, 900), (390, 844)], ids=["1280", "390"])
+@pytest.fixture(params=WIDTHS, ids=["1280", "390"])
 def finished_battle(request, browser, arena):
     """A page whose battle streamed to the end; the streaming state is checked on the way."""
     width, height = request.param
-    page = browser.new_page(viewport={"width": width, "height": height})
+    page = open_page(browser, arena[0].url, width, height)
     requested: list[str] = []
-    page.on("request", lambda r: requested.append(r.url))
-    page.goto(arena[0].url, wait_until="domcontentloaded")
-    page.locator("#send").wait_for(timeout=30_000)
-    page.locator("#question textarea").fill(QUESTION)
-    page.locator("#send").click()
+    page.on("request", lambda r: requested.append(r.url))  # the tracker's address is only in the answers
+    ask(page, QUESTION)
     page.wait_for_function("() => document.querySelector('#answer-a table') && document.querySelector('#answer-b table')"
                            " && document.querySelector('#answer-a .katex')", timeout=30_000)
     assert page.locator("#vote-a").is_disabled(), "the answers finished before the page was seen streaming"
     for side in "ab":
         assert page.locator(f"#answer-{side} table th").first.inner_text() == "Method"
         assert page.locator(f"#answer-{side} .katex").count() >= 1
-    page.screenshot(path=str(ARTIFACTS / f"citations-{width}-streaming.png"), full_page=True)
-    page.locator("#answer-a").screenshot(path=str(ARTIFACTS / f"citations-{width}-streaming-answer-a.png"))
-    page.wait_for_function("() => !document.querySelector('#vote-a').disabled", timeout=30_000)
+    screenshot(page, f"citations-{width}-streaming", full_page=True)
+    screenshot(page.locator("#answer-a"), f"citations-{width}-streaming-answer-a")
+    page.wait_for_function(VOTES_OPEN, timeout=30_000)
     yield page, width, requested
     page.close()
 
@@ -105,12 +96,12 @@ def test_a_citation_opens_its_reference_with_the_passage_the_models_were_given(f
         labels = entry.locator("summary a").all_inner_texts()
         assert labels and all(label in LINK_KINDS or "." in label for label in labels), labels
         # The window as the reader sees it right after the click: scrolled to the opened entry.
-        page.screenshot(path=str(ARTIFACTS / f"citations-{width}-opened-{side}.png"))
+        screenshot(page, f"citations-{width}-opened-{side}")
     assert not [url for url in requested if TRACKER in url], "the page fetched an image a model wrote"
 
 
 def test_a_streamed_table_still_renders_once_the_answer_is_complete(finished_battle):
     page, width, _ = finished_battle
-    page.screenshot(path=str(ARTIFACTS / f"citations-{width}-complete.png"), full_page=True)
+    screenshot(page, f"citations-{width}-complete", full_page=True)
     for side in "ab":
         assert page.locator(f"#answer-{side} table th").first.inner_text() == "Method"

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from arena_server import running_arena
-from browser_support import ARTIFACTS, chromium
+from browser_support import REVEALED, VOTES_OPEN, WIDTHS, ask, open_page, screenshot
 
 from sciarena.board.board import view_choices
 from sciarena.science.labelling.gold import load_labelled_questions
@@ -21,26 +20,11 @@ from sciarena.science.quality.vouch import load_votes
 
 pytestmark = pytest.mark.browser
 
-WIDTHS = [(1280, 900), (390, 844)]
 # fresh2 questions the bundled corpus answers (others are refused before any battle), chosen so that
 # the offline classifier gets some of them wrong: the askers then have something to correct. (q235,
 # ketamine for depression, left when retrieval began refusing it: no bundled paper is on ketamine.)
 ASKED = ("q210", "q213", "q223", "q224", "q230", "q243", "q245", "q253", "q260", "q266")
-VOTES_OPEN = "() => !document.querySelector('#vote-a').disabled"
 FIELD_SHOWN = "() => !!document.querySelector('#vote-field input:checked')"
-REVEALED = "() => document.querySelector('#model-names').innerText.includes('Model A:')"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture(scope="module")
-def arena(tmp_path_factory):
-    with running_arena(tmp_path_factory.mktemp("data")) as running:
-        yield running
 
 
 def askers() -> list[tuple[str, str]]:
@@ -51,10 +35,7 @@ def askers() -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("width, height", WIDTHS)
 def test_askers_correct_the_field_and_the_board_counts_their_choice(browser, arena, width, height):
-    page = browser.new_page()
-    page.set_viewport_size({"width": width, "height": height})
-    page.goto(arena.url, wait_until="domcontentloaded")
-    page.locator("#send").wait_for(timeout=30_000)
+    page = open_page(browser, arena.url, width, height)
     store = arena.services.arena.store
     # A refused question opens no vote: name it here rather than time out waiting for the vote bar.
     refused = [q for q, _ in askers() if not arena.services.arena.retriever.retrieve(q).references]
@@ -64,22 +45,21 @@ def test_askers_correct_the_field_and_the_board_counts_their_choice(browser, are
     changed = 0
     for k, (question, own) in enumerate(askers()):
         before = len(list(store.records()))
-        page.locator("#question textarea").fill(question)
-        page.locator("#send").click()
+        ask(page, question)
         page.wait_for_function(VOTES_OPEN, timeout=60_000)
         page.wait_for_function(FIELD_SHOWN, timeout=10_000)
         proposed = page.locator("#vote-field input:checked").get_attribute("value")
         if proposed != own:
             page.locator("#vote-field").get_by_label(own, exact=True).check()
             changed += 1
-            page.screenshot(path=str(ARTIFACTS / f"field-{width}-changed.png"))
+            screenshot(page, f"field-{width}-changed")
         page.locator(("#vote-a", "#vote-b", "#vote-tie")[k % 3]).click()
         page.wait_for_function(REVEALED, timeout=15_000)
         [record] = list(store.records())[before:]
         assert record["question"] == question and record["subject"] == own
         assert record["subject_labelled"] == proposed  # the labeller's field is kept beside the asker's
         assert record["subject_source"] == ("asker" if proposed != own else "labeller")
-    page.screenshot(path=str(ARTIFACTS / f"field-{width}-voted.png"), full_page=True)
+    screenshot(page, f"field-{width}-voted", full_page=True)
     print(f"\n{width} px: {changed} of {len(ASKED)} scripted askers changed the proposed field")
     assert 0 < changed < len(ASKED)  # some proposals were wrong and some right: both paths ran
 

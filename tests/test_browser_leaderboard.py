@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from arena_server import running_arena
+from browser_support import BOARD_SHOWS, WIDTHS, open_leaderboard, screenshot
 from gradio_client import Client
-from test_browser import ARTIFACTS, browser  # noqa: F401  (the module-scoped Chromium fixture)
 
 from sciarena.board.synthetic import simulate, write_jsonl
 
@@ -59,18 +59,14 @@ def test_leaderboard_endpoint_equals_the_cli_json(arena):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
-def test_views_style_history_and_csv_in_the_page(browser, arena, width, height):  # noqa: F811
-    page = browser.new_page(viewport={"width": width, "height": height}, accept_downloads=True)
-    page.goto(arena.url, wait_until="domcontentloaded")
-    page.get_by_role("tab", name="Leaderboard").click()
+@pytest.mark.parametrize("width, height", WIDTHS)
+def test_views_style_history_and_csv_in_the_page(browser, arena, width, height):
+    page = open_leaderboard(browser, arena.url, width, height, shows="GLM 4.5", accept_downloads=True)
     table = page.locator("#leaderboard-table")
-    page.wait_for_function("() => (document.querySelector('#leaderboard-table')?.innerText || '').includes('GLM 4.5')",
-                           timeout=30_000)
     assert table.locator("tr.prop").count() == 4 and table.locator("tr.open").count() == 4
     summary = page.locator("#leaderboard-summary").inner_text()
     assert "Computed from 3,000 votes up to 2025-06-" in summary and "bootstrap mean" in summary
-    page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}-overall.png"), full_page=True)
+    screenshot(page, f"leaderboard-{width}-overall", full_page=True)
     header = table.locator("th")
     visible = [h.inner_text() for h in header.all() if h.is_visible()]
     assert visible[:4] == ["Rank", "Model", "Rating", "95% CI"]
@@ -89,15 +85,14 @@ def test_views_style_history_and_csv_in_the_page(browser, arena, width, height):
     choose("Discipline: ")
     page.wait_for_function("() => document.querySelector('#leaderboard-summary').innerText.includes('View: votes of')",
                            timeout=20_000)
-    page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}-discipline.png"), full_page=True)
+    screenshot(page, f"leaderboard-{width}-discipline", full_page=True)
     choose("Category: ")
     page.wait_for_function("() => document.querySelector('#leaderboard-summary').innerText.includes('View: votes of')"
                            " && document.querySelector('#board-view input').value.startsWith('Category')",
                            timeout=20_000)
     choose("Overall")
     page.locator("#board-style input").check()
-    page.wait_for_function("() => (document.querySelector('#leaderboard-table')?.innerText || '').includes('SC rating')",
-                           timeout=60_000)
+    page.wait_for_function(BOARD_SHOWS, arg="SC rating", timeout=60_000)
     assert "γ" in page.locator("#board-style-info").inner_text()
     frame = page.locator("#leaderboard-table .board-wrap").bounding_box()
     for cell in ("SC rating", "Rating"):  # both ratings with their intervals, without scrolling sideways
@@ -105,16 +100,16 @@ def test_views_style_history_and_csv_in_the_page(browser, arena, width, height):
         assert box and box["x"] + box["width"] <= min(width, frame["x"] + frame["width"]) + 0.5, cell
     first_row = table.locator("tbody tr").first.inner_text()
     assert first_row.count("–") >= 2, first_row  # the plain and the style-controlled interval are shown
-    page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}-style.png"), full_page=True)
+    screenshot(page, f"leaderboard-{width}-style", full_page=True)
 
     page.locator("#board-history button").first.click()
     page.locator("#history-plot svg polyline").first.wait_for(timeout=20_000)
     page.locator("#history-plot").scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}-history.png"), full_page=True)
+    screenshot(page, f"leaderboard-{width}-history", full_page=True)
     page.locator("#board-h2h button").first.click()
     page.locator("#winrate-plot table").wait_for(timeout=20_000)
     page.locator("#winrate-plot").scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}-h2h.png"), full_page=True)
+    screenshot(page, f"leaderboard-{width}-h2h", full_page=True)
 
     with page.expect_download(timeout=20_000) as download:
         page.locator("#board-csv").click()
@@ -126,13 +121,9 @@ def test_views_style_history_and_csv_in_the_page(browser, arena, width, height):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("width, height", [(1280, 900), (390, 844)])
-def test_the_data_section_opens_with_its_figures_inside_the_viewport(browser, arena, width, height):  # noqa: F811
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.goto(arena.url, wait_until="domcontentloaded")
-    page.get_by_role("tab", name="Leaderboard").click()
-    page.wait_for_function("() => (document.querySelector('#leaderboard-table')?.innerText || '').includes('GLM 4.5')",
-                           timeout=30_000)
+@pytest.mark.parametrize("width, height", WIDTHS)
+def test_the_data_section_opens_with_its_figures_inside_the_viewport(browser, arena, width, height):
+    page = open_leaderboard(browser, arena.url, width, height, shows="GLM 4.5")
     data = page.locator("#data-plot")
     assert not data.locator("svg").count()  # closed, and not computed with the board
     page.locator("#board-data button").first.click()
@@ -165,5 +156,5 @@ def test_the_data_section_opens_with_its_figures_inside_the_viewport(browser, ar
     assert smallest >= 10.6, smallest
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
     data.scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / f"leaderboard-{width}-data.png"), full_page=True)
+    screenshot(page, f"leaderboard-{width}-data", full_page=True)
     page.close()

@@ -16,7 +16,7 @@ import threading
 
 import pytest
 from arena_server import running_arena
-from browser_support import ARTIFACTS, chromium
+from browser_support import REVEALED, VOTES_OPEN, WIDTHS, ask, open_page, screenshot
 from fake_openai import FakeOpenAI, loop_settings
 from test_openscholar import StepScript
 
@@ -27,8 +27,6 @@ pytestmark = pytest.mark.browser
 QUESTION = "How does retrieval-augmented generation reduce hallucination in large language models?"
 PIPELINE = "OpenScholar-style (Loop Base)"
 GATE_S = 20.0  # a gate the test never opens fails the test instead of hanging it
-REVEALED = "() => document.querySelector('#model-names').innerText.includes('Model A:')"
-VOTES_OPEN = "() => !document.querySelector('#vote-a').disabled"
 
 DRAFT = (
     "## Grounding the answer\n\n"
@@ -69,12 +67,6 @@ def contrast(colours: list[str]) -> float:
 
 
 @pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture(scope="module")
 def arena(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("openscholar")
     with FakeOpenAI() as server:
@@ -99,16 +91,13 @@ def gated_script(arena):
     revising.set()
 
 
-@pytest.mark.parametrize("width,height", [(1280, 900), (390, 844)], ids=["1280", "390"])
+@pytest.mark.parametrize("width,height", WIDTHS, ids=["1280", "390"])
 def test_the_pipeline_shows_its_step_cites_what_it_found_and_is_named_after_the_vote(
         browser, arena, gated_script, width, height):
     script, gate, revising = gated_script
-    page = browser.new_page(viewport={"width": width, "height": height})
-    page.goto(arena[0].url, wait_until="domcontentloaded")
-    page.locator("#send").wait_for(timeout=30_000)
+    page = open_page(browser, arena[0].url, width, height)
     page.locator("#consent input").check()
-    page.locator("#question textarea").fill(QUESTION)
-    page.locator("#send").click()
+    ask(page, QUESTION)
 
     # Mid-run: the pipeline has drafted and waits in its feedback step; its step is named above its text.
     page.wait_for_function("() => document.querySelector('.answer-box .step-status')", timeout=20_000)
@@ -127,7 +116,7 @@ def test_the_pipeline_shows_its_step_cites_what_it_found_and_is_named_after_the_
     assert page.locator(f"#answer-{other} .step-status").count() == 0, "the bare model shows a step"
     assert page.locator("#vote-a").is_disabled()
     answer.evaluate("e => e.scrollIntoView({block: 'start'})")
-    page.screenshot(path=str(ARTIFACTS / f"openscholar-{width}-streaming.png"))
+    screenshot(page, f"openscholar-{width}-streaming")
     drafted = answer.bounding_box()["height"]
     gate.set()
 
@@ -161,7 +150,7 @@ def test_the_pipeline_shows_its_step_cites_what_it_found_and_is_named_after_the_
     assert shown not in " ".join(script.seen["draft"][0].split())
     summary = entry.locator("summary").bounding_box()
     assert 0 <= summary["y"] < height, "the opened entry is out of sight"
-    page.screenshot(path=str(ARTIFACTS / f"openscholar-{width}-opened.png"))
+    screenshot(page, f"openscholar-{width}-opened")
 
     # The vote reveals the pipeline, its base and what it did.
     page.locator(f"#vote-{side}").click()
@@ -177,5 +166,5 @@ def test_the_pipeline_shows_its_step_cites_what_it_found_and_is_named_after_the_
         assert not page.locator("#vote-a").is_visible() and bar["height"] < height / 2, bar
     else:
         assert page.locator("#vote-a").is_visible()
-    page.screenshot(path=str(ARTIFACTS / f"openscholar-{width}-revealed.png"))
+    screenshot(page, f"openscholar-{width}-revealed")
     page.close()

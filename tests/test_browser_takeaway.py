@@ -13,51 +13,13 @@ from pathlib import Path
 import bibtexparser
 import pytest
 import rispy
-from arena_server import running_arena
-from browser_support import ARTIFACTS, chromium
+from browser_support import REVEALED, WIDTHS, battle, open_page, records, screenshot
 from test_bibliography import strict_ris
 
 pytestmark = pytest.mark.browser
 
-WIDTHS = [(1280, 900), (390, 844)]
 ON_TOPIC = "How does CRISPR-Cas9 achieve targeted genome editing, and what limits its precision?"
 SECOND = "What did the first direct detection of gravitational waves observe?"
-VOTES_OPEN = "() => !document.querySelector('#vote-a').disabled"
-REVEALED = "() => document.querySelector('#model-names').innerText.includes('Model A:')"
-KEY_JS = "() => localStorage.getItem('sciarena-browser-key')"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture(scope="module")
-def arena(tmp_path_factory):
-    with running_arena(tmp_path_factory.mktemp("data")) as running:
-        yield running
-
-
-def new_page(context, url, width, height):
-    page = context.new_page()
-    page.set_viewport_size({"width": width, "height": height})
-    page.goto(url, wait_until="domcontentloaded")
-    page.locator("#send").wait_for(timeout=30_000)
-    page.wait_for_function(KEY_JS, timeout=10_000)
-    return page
-
-
-def records(arena) -> list[dict]:
-    return list(arena.services.arena.store.records())
-
-
-def battle(page, question):
-    page.locator("#question textarea").fill(question)
-    page.locator("#send").click()
-    page.wait_for_function(VOTES_OPEN, timeout=60_000)
-
-
 def press_outside_inputs(page, key):
     """A key press with the focus on the page itself, as after reading the answers."""
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
@@ -67,7 +29,7 @@ def press_outside_inputs(page, key):
 @pytest.mark.parametrize("width, height", WIDTHS)
 def test_vote_by_key_take_the_answer_away_share_it_and_find_it_again(browser, arena, width, height, tmp_path):
     context = browser.new_context(accept_downloads=True, permissions=["clipboard-read", "clipboard-write"])
-    page = new_page(context, arena.url, width, height)
+    page = open_page(context, arena.url, width, height, key=True)
     before = len(records(arena))
     battle(page, ON_TOPIC)
     shown = page.evaluate("() => getComputedStyle(document.querySelector('#vote-b'), '::after').content")
@@ -112,14 +74,14 @@ def test_vote_by_key_take_the_answer_away_share_it_and_find_it_again(browser, ar
     ris_text = Path(download.value.path()).read_bytes().decode("utf-8")  # as saved: CRLF line ends
     assert len(strict_ris(ris_text)) == len(rispy.loads(ris_text)) == len(library.entries)
     assert [e["title"] for e in rispy.loads(ris_text)][0] == cited[0]["title"]
-    page.screenshot(path=str(ARTIFACTS / f"takeaway-{width}-after-vote.png"), full_page=True)
+    screenshot(page, f"takeaway-{width}-after-vote", full_page=True)
 
     # The battle's own link, opened by someone else (a fresh browser: no key, no session).
     link = page.locator("#battle-link a")
     href = link.evaluate("a => a.href")
     assert href.endswith(f"?battle={record['id']}")
     stranger = browser.new_context()
-    view = new_page(stranger, href, width, height)
+    view = open_page(stranger, href, width, height, key=True)
     view.wait_for_function("() => document.querySelector('#battle-view-head')?.innerText.includes('Question')",
                            timeout=15_000)
     head = view.locator("#battle-view-head").inner_text()
@@ -131,7 +93,7 @@ def test_vote_by_key_take_the_answer_away_share_it_and_find_it_again(browser, ar
     assert passages.count() == len(cited)
     passages.first.locator("summary").click()
     assert cited[0]["content"][:30] in passages.first.inner_text()
-    view.screenshot(path=str(ARTIFACTS / f"takeaway-{width}-shared-view.png"), full_page=True)
+    screenshot(view, f"takeaway-{width}-shared-view", full_page=True)
     view.locator("#my-battles").get_by_text("My battles").first.click()
     view.wait_for_function("() => document.querySelector('#my-battles-list')?.innerText.includes('No battles')",
                            timeout=10_000)  # nothing from other voters
@@ -147,7 +109,7 @@ def test_vote_by_key_take_the_answer_away_share_it_and_find_it_again(browser, ar
     page.wait_for_function("() => document.querySelector('#battle-link').innerText.includes('not shared')",
                            timeout=10_000)
     for missing in (unshared["id"], "no-such-battle"):
-        other = new_page(stranger, f"{arena.url}?battle={missing}", width, height)
+        other = open_page(stranger, f"{arena.url}?battle={missing}", width, height, key=True)
         other.wait_for_function("() => document.querySelector('#battle-view-head')?.innerText.includes('not found')",
                                 timeout=15_000)
         assert SECOND not in other.content()
@@ -161,9 +123,9 @@ def test_vote_by_key_take_the_answer_away_share_it_and_find_it_again(browser, ar
     mine = [r for r in records(arena) if r["voter_id"] == record["voter_id"]]
     assert rows.count() == len(mine) >= 2
     assert SECOND in rows.first.inner_text() and "tie" in rows.first.inner_text()
-    page.screenshot(path=str(ARTIFACTS / f"takeaway-{width}-my-battles.png"), full_page=True)
+    screenshot(page, f"takeaway-{width}-my-battles", full_page=True)
     own_href = rows.first.locator("a").evaluate("a => a.href")
-    own = new_page(context, own_href, width, height)
+    own = open_page(context, own_href, width, height, key=True)
     own.wait_for_function("q => document.querySelector('#battle-view-head')?.innerText.includes(q)",
                           arg=SECOND, timeout=15_000)
     stranger.close()

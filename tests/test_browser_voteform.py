@@ -13,8 +13,8 @@ from dataclasses import replace
 
 import pytest
 from arena_server import running_arena
-from browser_support import ARTIFACTS, chromium
-from fake_openai import FakeOpenAI
+from browser_support import KEY_JS, REVEALED, VOTES_OPEN, WIDTHS, ask, open_page, records, screenshot
+from fake_openai import FakeOpenAI, loop_settings
 
 from sciarena.core.settings import Settings
 from sciarena.ui.render import EXAMPLE_QUESTIONS
@@ -22,43 +22,13 @@ from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.browser
 
-WIDTHS = [(1280, 900), (390, 844)]
 ON_TOPIC = "How does CRISPR-Cas9 achieve targeted genome editing, and what limits its precision?"
 OFF_TOPIC = "How do I get a more open crumb in sourdough bread?"
-VOTES_OPEN = "() => !document.querySelector('#vote-a').disabled"
-REVEALED = "() => document.querySelector('#model-names').innerText.includes('Model A:')"
-KEY_JS = "() => localStorage.getItem('sciarena-browser-key')"
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture(scope="module")
-def arena(tmp_path_factory):
-    """The default offline arena: bundled corpus, offline baselines, votes on this machine."""
-    with running_arena(tmp_path_factory.mktemp("data")) as running:
-        yield running
-
-
-def open_page(browser_or_context, arena, width=1280, height=900):
-    page = browser_or_context.new_page()
-    page.set_viewport_size({"width": width, "height": height})
-    page.goto(arena.url, wait_until="domcontentloaded")
-    page.locator("#send").wait_for(timeout=30_000)
-    page.wait_for_function(KEY_JS, timeout=10_000)  # the page-load script has run
-    return page
-
-
-def records(arena) -> list[dict]:
-    return list(arena.services.arena.store.records())
-
-
-def ask(page, question):
-    page.locator("#question textarea").fill(question)
-    page.locator("#send").click()
+def open_voteform(browser_or_context, arena, width=1280, height=900):
+    """The arena's page once the page-load script has stored the browser's key."""
+    return open_page(browser_or_context, arena.url, width, height, key=True)
 
 
 def text_of(page, selector) -> str:
@@ -67,7 +37,7 @@ def text_of(page, selector) -> str:
 
 @pytest.mark.parametrize("width, height", WIDTHS)
 def test_the_offline_banner_the_examples_and_the_terms_beside_the_buttons(browser, arena, width, height):
-    page = open_page(browser, arena, width, height)
+    page = open_voteform(browser, arena, width, height)
     banner = text_of(page, "#mode-banner")
     assert "offline baseline algorithms" in banner and "not language models" in banner
     assert "Votes stay on this machine" in banner
@@ -84,7 +54,7 @@ def test_the_offline_banner_the_examples_and_the_terms_beside_the_buttons(browse
     terms.get_by_text("Read the terms").click()
     page.wait_for_function("() => document.querySelector('#terms').innerText.includes('only to this machine')")
     assert "CC BY 4.0" in terms.inner_text()
-    page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-start.png"), full_page=True)
+    screenshot(page, f"voteform-{width}-start", full_page=True)
     page.get_by_role("tab", name="About").click()
     about = page.locator("#about-text")
     about.wait_for(timeout=5_000)
@@ -94,7 +64,7 @@ def test_the_offline_banner_the_examples_and_the_terms_beside_the_buttons(browse
 
 @pytest.mark.parametrize("width, height", WIDTHS)
 def test_an_off_topic_question_is_refused_in_words_that_stay(browser, arena, width, height):
-    page = open_page(browser, arena, width, height)
+    page = open_voteform(browser, arena, width, height)
     before = len(records(arena))
     page.locator("#question textarea").fill(OFF_TOPIC)
     page.locator("#question textarea").press("Enter")  # Enter sends
@@ -104,7 +74,7 @@ def test_an_off_topic_question_is_refused_in_words_that_stay(browser, arena, wid
     assert "No papers matched" in text_of(page, "#question-error")
     assert page.get_by_text(re.compile(r"^\s*Error\s*$")).count() == 0
     assert page.locator("#vote-a").is_disabled() and text_of(page, "#answer-a") == ""
-    page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-off-topic.png"), full_page=True)
+    screenshot(page, f"voteform-{width}-off-topic", full_page=True)
 
     page.locator("#question textarea").fill("   ")  # the next action replaces the message
     page.locator("#send").click()
@@ -117,7 +87,7 @@ def test_an_off_topic_question_is_refused_in_words_that_stay(browser, arena, wid
 
 @pytest.mark.parametrize("width, height", WIDTHS)
 def test_an_on_topic_question_cites_only_on_topic_papers(browser, arena, width, height):
-    page = open_page(browser, arena, width, height)
+    page = open_voteform(browser, arena, width, height)
     ask(page, ON_TOPIC)
     page.wait_for_function(VOTES_OPEN, timeout=30_000)
     assert text_of(page, "#question-error") == ""
@@ -127,12 +97,12 @@ def test_an_on_topic_question_cites_only_on_topic_papers(browser, arena, width, 
     for entry in cited:
         [title] = [t for t in retrieved if t in entry]
         assert retrieved[title] in {"Genetics & Molecular Biology", "Genomics in medicine"}, entry
-    page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-on-topic.png"))
+    screenshot(page, f"voteform-{width}-on-topic")
     page.close()
 
 
 def test_enter_sends_and_shift_enter_adds_a_line(browser, arena):
-    page = open_page(browser, arena)
+    page = open_voteform(browser, arena)
     box = page.locator("#question textarea")
     box.click()
     box.type("How does CRISPR-Cas9 achieve targeted genome editing,")
@@ -147,7 +117,7 @@ def test_enter_sends_and_shift_enter_adds_a_line(browser, arena):
 
 
 def test_a_refused_vote_says_why_beside_the_buttons_until_the_next_action(browser, arena):
-    page = open_page(browser, arena, 390, 844)
+    page = open_voteform(browser, arena, 390, 844)
     ask(page, ON_TOPIC)
     page.wait_for_function(VOTES_OPEN, timeout=30_000)
     before = len(records(arena))
@@ -159,7 +129,7 @@ def test_a_refused_vote_says_why_beside_the_buttons_until_the_next_action(browse
     assert page.get_by_text(re.compile(r"^\s*Error\s*$")).count() == 0
     bar = page.locator("#vote-bar").bounding_box()
     assert bar["y"] + bar["height"] <= 844, "the message is out of sight"
-    page.screenshot(path=str(ARTIFACTS / "voteform-390-vote-refused.png"))
+    screenshot(page, "voteform-390-vote-refused")
     assert len(records(arena)) == before
     page.locator("#consent input").check()
     page.locator("#vote-b").click()
@@ -170,7 +140,7 @@ def test_a_refused_vote_says_why_beside_the_buttons_until_the_next_action(browse
 
 def test_the_browser_keeps_its_key_and_consent_and_no_record_holds_the_key(browser, arena):
     first = browser.new_context()
-    page = open_page(first, arena)
+    page = open_voteform(first, arena)
     key = page.evaluate(KEY_JS)
     assert re.fullmatch(r"[0-9a-f]{32}", key), key  # 128 random bits
     assert not page.locator("#consent input").is_checked()
@@ -179,7 +149,7 @@ def test_the_browser_keeps_its_key_and_consent_and_no_record_holds_the_key(brows
     page.locator("#send").wait_for(timeout=30_000)
     page.wait_for_function("() => document.querySelector('#consent input').checked", timeout=10_000)
     assert page.evaluate(KEY_JS) == key, "a reload lost the key"
-    again = open_page(first, arena)  # a new visit in the same browser
+    again = open_voteform(first, arena)  # a new visit in the same browser
     assert again.evaluate(KEY_JS) == key
     again.close()
 
@@ -190,7 +160,7 @@ def test_the_browser_keeps_its_key_and_consent_and_no_record_holds_the_key(brows
     assert key not in json.dumps(records(arena)[-1])
 
     other = browser.new_context()
-    stranger = open_page(other, arena)
+    stranger = open_voteform(other, arena)
     assert stranger.evaluate(KEY_JS) != key
     assert not stranger.locator("#consent input").is_checked(), "consent leaked to another browser"
     for context in (first, other):
@@ -199,7 +169,7 @@ def test_the_browser_keeps_its_key_and_consent_and_no_record_holds_the_key(brows
 
 def test_votes_from_one_browser_across_a_reload_share_a_voter_id(browser, arena):
     context = browser.new_context()
-    page = open_page(context, arena)
+    page = open_voteform(context, arena)
     page.locator("#consent input").check()
     ids = []
     for _ in range(2):
@@ -226,19 +196,12 @@ def long_answer(label: str) -> tuple[str, ...]:
 @pytest.fixture(scope="module")
 def long_arena(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("long")
-    catalogue = tmp / "models.json"
-    offline = ("Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clusters (offline)")
     with FakeOpenAI() as server:
-        catalogue.write_text(json.dumps({
-            "endpoints": {"loop": {"base_url": server.base_url, "key_env": "LOOP_API_KEY"}},
-            "models": [{"name": "Loop Alpha", "provider": "loop", "model_id": "alpha"},
-                       {"name": "Loop Beta", "provider": "loop", "model_id": "beta"},
-                       *({"name": name, "enabled": False} for name in offline)],
-        }))
         for model_id in ("alpha", "beta"):
             server.add_script(model_id, long_answer(model_id.title()), chunk_delay_s=0.15)
-        settings = Settings.from_env({"LOOP_API_KEY": "sk-test", "SCIARENA_MODELS": str(catalogue)})
-        services = build_services(replace(settings, data_dir=tmp / "data", seed=0, generation_timeout_s=30))
+        services = build_services(loop_settings(server, tmp, [
+            {"name": "Loop Alpha", "provider": "loop", "model_id": "alpha"},
+            {"name": "Loop Beta", "provider": "loop", "model_id": "beta"}]))
         with running_arena(tmp / "data", services=services) as running:
             yield running
 
@@ -250,7 +213,7 @@ def boxes_overlap(a, b) -> bool:
 
 @pytest.mark.parametrize("width, height", WIDTHS)
 def test_the_vote_buttons_stay_in_reach_beside_two_long_answers(browser, long_arena, width, height):
-    page = open_page(browser, long_arena, width, height)
+    page = open_voteform(browser, long_arena, width, height)
     assert "Offline mode" not in page.locator("body").inner_text()  # real (here: scripted) models
     ask(page, "How does retrieval-augmented generation reduce hallucination in large language models?")
     # The reason can be written while the answers still stream, and goes with the vote.
@@ -264,7 +227,7 @@ def test_the_vote_buttons_stay_in_reach_beside_two_long_answers(browser, long_ar
 
     page.evaluate("() => window.scrollTo(0, 0)")
     page.wait_for_timeout(200)
-    page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-long-page-top.png"))
+    screenshot(page, f"voteform-{width}-long-page-top")
     bar = page.locator("#vote-bar").bounding_box()
     for selector in ("#new-battle", "#status"):  # at the top of the page the bar keeps out of the way
         assert not boxes_overlap(bar, page.locator(selector).bounding_box()), f"the vote bar covers {selector}"
@@ -275,7 +238,7 @@ def test_the_vote_buttons_stay_in_reach_beside_two_long_answers(browser, long_ar
         page.wait_for_timeout(200)
         button = page.locator("#vote-a").bounding_box()
         assert 0 <= button["y"] and button["y"] + button["height"] <= height, f"vote buttons out of reach ({where})"
-        page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-long-{where}.png"))
+        screenshot(page, f"voteform-{width}-long-{where}")
     in_bar = [page.locator(s).bounding_box() for s in ("#consent", "#terms", "#vote-a", "#vote-b", "#vote-tie",
                                                         "#vote-bad")]
     assert not any(boxes_overlap(x, y) for i, x in enumerate(in_bar) for y in in_bar[i + 1:]), in_bar
@@ -286,14 +249,14 @@ def test_the_vote_buttons_stay_in_reach_beside_two_long_answers(browser, long_ar
     for selector in ("#reason", "#references-b"):
         assert not boxes_overlap(bar, page.locator(selector).bounding_box()), f"the vote bar covers {selector}"
     page.locator("#consent input").check()
-    page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-long-end.png"))
+    screenshot(page, f"voteform-{width}-long-end")
     page.locator("#answer-a").evaluate("e => e.scrollIntoView({block: 'start'})")
     page.locator("#vote-b").click()
     page.wait_for_function(REVEALED, timeout=15_000)
     reveal = page.locator("#model-names").bounding_box()
     assert reveal["y"] + reveal["height"] <= height, "the reveal appeared out of sight"
-    page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-long-revealed.png"))
-    page.screenshot(path=str(ARTIFACTS / f"voteform-{width}-long-full.png"), full_page=True)
+    screenshot(page, f"voteform-{width}-long-revealed")
+    screenshot(page, f"voteform-{width}-long-full", full_page=True)
     assert records(long_arena)[-1]["reason"] == "Written while reading."
     page.close()
 
@@ -321,7 +284,7 @@ def test_the_page_sends_the_browsers_key_with_each_battle_and_vote(browser, tmp_
     recording = RecordingArena(services.arena)
     with running_arena(tmp_path, services=replace(services, arena=recording)) as running:
         context = browser.new_context()
-        page = open_page(context, running)
+        page = open_voteform(context, running)
         key = page.evaluate(KEY_JS)
         page.locator("#consent input").check()
         ask(page, ON_TOPIC)

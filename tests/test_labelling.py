@@ -184,12 +184,13 @@ def test_gold_loader_rejects_unknown_labels(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------ at battle time
 
-def test_arena_labeller_records_who_labelled_and_falls_back_to_the_rules() -> None:
+def test_arena_labeller_records_who_labelled_and_falls_back_to_the_rules(discipline_classifier) -> None:
     from sciarena.arena.labels.at_vote import ArenaLabeller, QuestionLabels
     from sciarena.core.errors import ProviderTimeout
 
     question = "What are the main challenges of using deep learning for medical image diagnosis?"
-    assert ArenaLabeller().label(question) == QuestionLabels(
+    offline = discipline_classifier  # the default offline classifier, fitted once for the session
+    assert ArenaLabeller(offline_discipline=offline).label(question) == QuestionLabels(
         "Challenges & Limitations", "offline:rules:category", "Healthcare", "offline:classifier:discipline",
         "labeller", "Healthcare")
 
@@ -197,9 +198,10 @@ def test_arena_labeller_records_who_labelled_and_falls_back_to_the_rules() -> No
         raise ProviderTimeout("no answer in 20 s")
 
     model = ArenaLabeller(category=LLMLabeller(CATEGORY, lambda m: "Others", "Model X"),
-                          discipline=LLMLabeller(DISCIPLINE, timing_out, "Model X"))
+                          discipline=LLMLabeller(DISCIPLINE, timing_out, "Model X"), offline_discipline=offline)
     labels = model.label(question)
     assert (labels.question_type, labels.question_type_labeller) == ("Others", "Model X")
     assert (labels.subject, labels.subject_labeller) == ("Healthcare", "offline:classifier:discipline")
-    garbage = ArenaLabeller(category=LLMLabeller(CATEGORY, lambda m: "a challenges question", "Model X"))
+    garbage = ArenaLabeller(category=LLMLabeller(CATEGORY, lambda m: "a challenges question", "Model X"),
+                            offline_discipline=offline)
     assert garbage.label(question).question_type_labeller == "offline:rules:category"

@@ -12,8 +12,11 @@ from sciarena.ui.leaderboard_tab import LeaderboardTab
 from sciarena.wiring import open_board
 
 
-def built(services, **kwargs):
-    tab = LeaderboardTab(open_board(services.votes, services.pool, **kwargs), services.pipeline_pairs())
+def built(services, warm_style=False, **kwargs):
+    """The tab over the services' votes; without its background style fit unless ``warm_style`` (only the
+    style tests look at it, and it would otherwise take the CPU from the test)."""
+    tab = LeaderboardTab(open_board(services.votes, services.pool, warm_style=warm_style, **kwargs),
+                         services.pipeline_pairs())
     with gr.Blocks():
         view = tab.build()
     return tab, view
@@ -62,7 +65,7 @@ def test_a_new_vote_is_on_the_board_at_the_next_load_and_not_recomputed_before(s
     scripted.add("beta", "Beta [1].")
     services = make_services()
     vote(services, ("A", "B"))
-    tab, view = built(services, warm_style=False)
+    tab, view = built(services)
     first = tab.refresh(view)
     computed = tab.board.memo.computed
     again = tab.refresh(view)
@@ -77,7 +80,7 @@ def test_concurrent_loads_compute_once(scripted, make_services):
     scripted.add("beta", "Beta [1].")
     services = make_services()
     vote(services, ("A", "B", "A"))
-    tab, view = built(services, warm_style=False)
+    tab, view = built(services)
     results = []
     threads = [threading.Thread(target=lambda: results.append(tab.refresh(view)[view.summary])) for _ in range(8)]
     for t in threads:
@@ -93,7 +96,7 @@ def test_style_control_and_point_rating_and_views(scripted, make_services):
     scripted.add("beta", "Beta [1].")
     services = make_services()
     vote(services, ("A", "B", "A", "tie", "A"))
-    tab, view = built(services)
+    tab, view = built(services, warm_style=True)
     styled = tab.refresh(view, "overall", True, "point")
     assert "SC rating" in styled[view.table]
     assert "γ" in styled[view.style_info] or "no style feature" in styled[view.style_info]
@@ -114,7 +117,7 @@ def test_the_style_view_is_fitted_in_the_background_after_a_plain_load(scripted,
     scripted.add("beta", "Beta [1].")
     services = make_services()
     vote(services, ("A", "B", "A", "tie"))
-    tab, view = built(services)
+    tab, view = built(services, warm_style=True)
     tab.refresh(view)
     tab.board.wait_warm(60)
     computed = tab.board.memo.computed
@@ -129,7 +132,7 @@ def test_the_data_section_is_computed_when_opened_and_once_per_change_of_the_vot
     scripted.add("beta", "Beta [1].")
     services = make_services()
     vote(services, ("A", "B", "tie", "bad"))
-    tab, view = built(services, warm_style=False)
+    tab, view = built(services)
     tab.refresh(view)
     assert tab.board.memo.computed == 3  # the board's load does not compute the data statistics
     html = tab.data()
@@ -160,11 +163,10 @@ def test_the_data_section_without_votes_says_so(scripted, make_services):
     assert "No votes yet" in tab.data()
 
 
-def test_a_pipeline_is_shown_against_its_own_base_model(tmp_path):
+def test_a_pipeline_is_shown_against_its_own_base_model(tmp_path, wire):
     from sciarena.core.settings import Settings
-    from sciarena.wiring import build_services
 
-    services = build_services(Settings(data_dir=tmp_path / "data", seed=0))
+    services = wire(Settings(data_dir=tmp_path / "data", seed=0))
     pipeline, base = "OpenScholar-style (Extractive-MMR, offline)", "Extractive-MMR (offline)"
     choices = ("A", "B", "tie", "bad", "A", "A", "B", "A", "tie", "A", "B", "A")
     vote(services, choices, question="How do transformers use self-attention to replace recurrence?")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from sciarena.cli import quality as cli
+from sciarena.cli.main import main as sciarena_main
 from sciarena.science.quality.synthetic import planted_history, records_from_arrays
 
 
@@ -79,3 +80,12 @@ def test_registers_as_a_subcommand(votes_file: Path, capsys):
     args = parser.parse_args(["quality", "--votes", str(votes_file), "--format", "json"])
     assert args.run(args) == 0
     assert json.loads(capsys.readouterr().out)["voters"]
+
+
+@pytest.mark.parametrize("entry", ["quality", "python -m sciarena"])
+def test_a_path_the_os_cannot_open_says_the_votes_could_not_be_read(tmp_path: Path, capsys, entry: str):
+    too_long = str(tmp_path / ("x" * 300))  # the OS refuses the name itself (ENAMETOOLONG): an OSError
+    code = cli.main(["--votes", too_long]) if entry == "quality" else sciarena_main(["quality", "--votes", too_long])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("sciarena quality: cannot read the votes (") and "name too long" in err
+    assert len(err.strip().splitlines()) == 1

@@ -102,7 +102,7 @@ def test_missing_path_and_unwritable_output(files, tmp_path, capsys):
     assert code == 2 and "no such file or folder" in err
     unwritable = tmp_path / "no" / "dir" / "f.jsonl"
     code, _, err = _run(capsys, "--votes", str(files["ours"]), "--failures", str(unwritable))
-    assert code == 2 and "cannot write" in err and "Traceback" not in err
+    assert code == 2 and err.strip() == f"sciarena stats: cannot write {unwritable} (No such file or directory)"
 
 
 def _text_inside(fig) -> None:
@@ -154,3 +154,10 @@ def test_the_readability_check_catches_overflow_and_small_text(files):
     fig.axes[0].set_title("tiny", fontsize=6)
     with pytest.raises(AssertionError):
         _text_inside(fig)
+
+
+def test_a_path_the_os_cannot_open_says_the_votes_could_not_be_read(tmp_path, capsys):
+    code, out, err = _run(capsys, "--votes", str(tmp_path / ("x" * 300)))  # ENAMETOOLONG: an OSError
+    assert code == 2 and not out
+    assert err.startswith("sciarena stats: cannot read the votes (") and "name too long" in err
+    assert len(err.strip().splitlines()) == 1

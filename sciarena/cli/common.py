@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable, NoReturn, TextIO
+from typing import Callable, Iterable, Iterator, NoReturn, TextIO
 
-from sciarena.core.errors import SciArenaError
+from sciarena.core.errors import CommandRefused, SciArenaError
 from sciarena.core.settings import Settings
 
 REFUSED = 2
@@ -44,6 +45,20 @@ def hub_token(args: argparse.Namespace, sources: str | Iterable[str]) -> str | N
     if any(is_hub_id(str(s)) and not Path(s).exists() for s in items):
         return settings_of(args).secret("HF_TOKEN")
     return None
+
+
+@contextmanager
+def os_errors_said(what: str, *, brief: bool = False) -> Iterator[None]:
+    """Inside the block an OSError becomes CommandRefused("cannot WHAT (why)"), which ``guarded`` prints
+    (exit 2); why is the whole OSError (with its file), or with ``brief`` the OS's words only (when WHAT
+    names the file). For a step the command can name better than "cannot read or write", e.g. "cannot read
+    the votes" when the Hub cannot be reached (a ConnectionError is an OSError without a file name)."""
+    try:
+        yield
+    except BrokenPipeError:  # the output's reader left: guarded's to handle, not a failure of this step
+        raise
+    except OSError as error:
+        raise CommandRefused(f"cannot {what} ({error.strerror or error if brief else error})") from error
 
 
 def guarded(command: str, body: Callable[[], int], err: TextIO | None = None) -> int:

@@ -14,7 +14,7 @@ import sys
 from typing import Any, Sequence, TextIO
 
 from sciarena.cli.args import whole_number
-from sciarena.core.errors import SciArenaError
+from sciarena.cli.common import guarded, os_errors_said
 from sciarena.science.quality.campaign import detect_campaigns
 from sciarena.science.quality.check import DEFAULT_ALPHA, NO_VOTER_IDS, arrays_from_records, check_votes
 from sciarena.science.quality.report import format_table, to_json
@@ -71,19 +71,11 @@ def read_votes(paths: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run the sub-command; returns the exit code (0 ok, 2 unreadable input)."""
+    """Run the sub-command; returns the exit code (0 ok). Unreadable input raises; ``guarded`` (here in
+    ``main``, or the ``python -m sciarena`` entry) says why on stderr, exit code 2."""
     out, err = out or sys.stdout, err or sys.stderr
-    try:
+    with os_errors_said("read the votes"):
         votes = arrays_from_records(read_votes(args.votes))
-    except SciArenaError as error:
-        print(f"sciarena quality: {error}", file=err)
-        return 2
-    except OSError as error:
-        print(f"sciarena quality: cannot read the votes ({error})", file=err)
-        return 2
-    except MemoryError:
-        print("sciarena quality: out of memory reading the votes", file=err)
-        return 2
     # campaigns first, and the voter checks without their votes: the flags the default board uses
     found = detect_campaigns(votes.models, votes.voters, votes.voter, votes.a, votes.b, votes.outcome,
                              votes.times, alpha=args.alpha)
@@ -92,15 +84,13 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         report = dataclasses.replace(report, campaigns=found.campaigns, total_votes=votes.n_votes)
     if not report.voters:
         print(f"sciarena quality: {report.notes[0] if report.notes else NO_VOTER_IDS}", file=err)
-    try:
-        print(to_json(report) if args.format == "json" else format_table(report), file=out)
-        out.flush()
-    except BrokenPipeError:  # e.g. piped into `head`: the reader has what it wanted
-        return 0
+    print(to_json(report) if args.format == "json" else format_table(report), file=out)
+    out.flush()
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Standalone entry: ``python -c 'from sciarena.cli.quality import main; main()'``."""
     parser = configure(argparse.ArgumentParser(prog="sciarena quality", description=DESCRIPTION))
-    return run(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    return guarded("quality", lambda: run(args))

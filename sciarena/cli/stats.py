@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Sequence, TextIO
 
 from sciarena.cli.args import whole_number
-from sciarena.cli.common import hub_token
-from sciarena.core.errors import SciArenaError, StatsInputError
+from sciarena.cli.common import guarded, hub_token, os_errors_said
+from sciarena.core.errors import StatsInputError
 from sciarena.core.text import counted
 from sciarena.science.stats.fields import field_provenance
 from sciarena.science.stats.stats import (
@@ -151,11 +151,12 @@ def write_failures(records: Sequence[dict[str, Any]], stats: DataStats, path: st
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """Run the sub-command; returns the exit code (0 ok, 2 unusable input or unwritable output)."""
+    """Run the sub-command; returns the exit code (0 ok). Unusable input or unwritable output raises;
+    ``guarded`` (here in ``main``, or the ``python -m sciarena`` entry) says why on stderr, exit code 2."""
     from sciarena.votes.read import load  # start-up time: loaded only when this command runs
 
     out, err = out or sys.stdout, err or sys.stderr
-    try:
+    with os_errors_said("read the votes"):
         token = hub_token(args, str(args.votes))
         records = load(args.votes, token=token, cache_dir=args.cache_dir)
         if not records:
@@ -163,38 +164,21 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         stats = compute_stats(records, top=args.top, min_battles=args.min_battles,
                               bootstrap=args.bootstrap, seed=args.seed, include_flagged=args.include_flagged,
                               include_redacted=args.include_redacted)
-    except (SciArenaError, ValueError) as error:
-        print(f"sciarena stats: {error}", file=err)
-        return 2
-    except OSError as error:
-        print(f"sciarena stats: cannot read the votes ({error})", file=err)
-        return 2
-    except MemoryError:
-        print("sciarena stats: out of memory reading the votes", file=err)
-        return 2
     written: list[str] = []
-    target = ""
-    try:
-        if args.failures:
-            target = args.failures
+    if args.failures:
+        with os_errors_said(f"write {args.failures}", brief=True):
             count = write_failures(records, stats, args.failures)
-            written.append(f"wrote {count:,} failure case(s) to {args.failures}")
-        if args.plots:
-            target = args.plots
+        written.append(f"wrote {count:,} failure case(s) to {args.failures}")
+    if args.plots:
+        with os_errors_said(f"write {args.plots}", brief=True):
             names = write_plots(stats, Path(args.plots))
-            written.append(f"wrote {len(names)} figure(s) to {args.plots}: {', '.join(names)}")
-    except OSError as error:
-        print(f"sciarena stats: cannot write {target} ({error.strerror or error})", file=err)
-        return 2
-    try:
-        print(to_json(stats) if args.format == "json" else format_table(stats), file=out)
-        if args.format != "json":  # how the per-discipline fields were decided (science/stats/fields.py)
-            print("\n".join(field_provenance(records).lines()), file=out)
-        for line in written:
-            print(line, file=err)
-        out.flush()
-    except BrokenPipeError:  # e.g. piped into `head`: the reader has what it wanted
-        return 0
+        written.append(f"wrote {len(names)} figure(s) to {args.plots}: {', '.join(names)}")
+    print(to_json(stats) if args.format == "json" else format_table(stats), file=out)
+    if args.format != "json":  # how the per-discipline fields were decided (science/stats/fields.py)
+        print("\n".join(field_provenance(records).lines()), file=out)
+    for line in written:
+        print(line, file=err)
+    out.flush()
     return 0
 
 
@@ -218,4 +202,5 @@ def write_plots(stats: DataStats, folder: Path) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Standalone entry: ``python -c 'from sciarena.cli.stats import main; main()'``."""
     parser = configure(argparse.ArgumentParser(prog="sciarena stats", description=DESCRIPTION))
-    return run(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    return guarded("stats", lambda: run(args))

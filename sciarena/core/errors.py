@@ -167,5 +167,9 @@ class AttributionInputError(SciArenaError):
     """Unusable input for ``label attribution``; the message says which."""
 
 
+class CommandRefused(SciArenaError):
+    """A command could not read its input or write its output (an OSError, said in the command's words)."""
+
+
 class StreamCut(Exception):
     """The stream ended without a finish reason: the server or the network dropped it."""
