@@ -70,6 +70,17 @@ def report(title: str, items: Sequence[LabelledQuestion], predicted: Sequence[st
             continue
         print(f"confusion, {caption}:")
         print(format_confusion(confusion([gold[k] for k in chosen], [predicted[k] for k in chosen], labels), SHORT))
+        if task is DISCIPLINE and split == "fresh3":
+            print("per discipline on fresh3, strict / either field accepted: " + "; ".join(
+                _per_discipline(discipline, [items[k] for k in chosen], [predicted[k] for k in chosen])
+                for discipline in DISCIPLINES))
+
+
+def _per_discipline(discipline: str, items: Sequence[LabelledQuestion], predicted: Sequence[str]) -> str:
+    pairs = [(item, p) for item, p in zip(items, predicted) if item.discipline == discipline]
+    strict = sum(item.discipline == p for item, p in pairs)
+    either = sum(item.discipline_right(p) for item, p in pairs)
+    return f"{SHORT[discipline]} {strict}/{len(pairs)}, {either}/{len(pairs)}"
 
 
 def cross_validate(items: Sequence[LabelledQuestion], path: str) -> None:
