@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from sciarena.arena.labels.at_vote import QuestionLabels
-from sciarena.arena.labels.discipline_text import (FRESH_ACCURACY, FRESH_QUESTIONS, MEASURED_ACCURACY,
-                                                   TextDisciplineLabeller)
+from sciarena.arena.labels.discipline_text import (
+    FRESH_ACCURACY,
+    FRESH_QUESTIONS,
+    MEASURED_ACCURACY,
+    TextDisciplineLabeller,
+)
 from sciarena.science.labelling.gold import load_labelled_questions
 from sciarena.science.stats.fields import field_provenance
 

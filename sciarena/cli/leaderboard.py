@@ -24,6 +24,7 @@ from sciarena.board.compute import (
     to_json,
 )
 from sciarena.board.elo import DEFAULT_K
+from sciarena.board.fields import fields_by_discipline
 from sciarena.board.style import PAPER_SAMPLE, STYLE_FEATURES, STYLE_PROCEDURES
 from sciarena.board.table import Exclusions
 from sciarena.cli.args import positive_number, whole_number
@@ -178,6 +179,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         raise LeaderboardInputError(f"no model has at least {args.min_battles} battles ({table.n_votes} votes); "
                                     "lower --min-battles")
     print(report(lb, table.excluded, args.format), file=out)
+    if args.format != "json" and "subject" in by:  # the per-discipline columns stand on the votes' fields
+        print(fields_by_discipline(table), file=out)
     out.flush()
     return 0
 

@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 import gradio as gr
 
 from sciarena.board.board import OVERALL, Board
+from sciarena.board.fields import fields_line
 from sciarena.board.service import PROVISIONAL_BATTLES, BoardService, ShownBoard, Snapshot
 from sciarena.core.errors import LeaderboardInputError, StatsInputError
 from sciarena.ui import board_data, board_html
@@ -181,6 +182,8 @@ class LeaderboardTab:
                 f"Rating shown: **{kind}**; 95% CI: 2.5–97.5 bootstrap percentiles.")
         if board.view != OVERALL:
             text += f" View: votes of {board.view.split(':', 1)[1]} only ({table.n_votes:,} votes in all)."
+        if board.view.startswith("subject:"):  # a discipline's board stands on its votes' fields: say how decided
+            text += f"\n\n{fields_line(board.table)}"
         if board.unplayed:
             text += f" {board_html.unplayed_note(board.unplayed)}"
         if lb.skipped:
