@@ -182,8 +182,6 @@ class LeaderboardTab:
                 f"Rating shown: **{kind}**; 95% CI: 2.5–97.5 bootstrap percentiles.")
         if board.view != OVERALL:
             text += f" View: votes of {board.view.split(':', 1)[1]} only ({table.n_votes:,} votes in all)."
-        if board.view.startswith("subject:"):  # a discipline's board stands on its votes' fields: say how decided
-            text += f"\n\n{fields_line(board.table)}"
         if board.unplayed:
             text += f" {board_html.unplayed_note(board.unplayed)}"
         if lb.skipped:
@@ -191,6 +189,8 @@ class LeaderboardTab:
         excluded = getattr(table, "excluded", None)
         if excluded and (note := excluded.describe()):
             text += f" {note}"
+        if board.view.startswith("subject:"):  # a discipline's board stands on its votes' fields: say how decided
+            text += f"\n\n{fields_line(board.table)}"
         return text
 
 
