@@ -178,19 +178,20 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     if not lb.rows:
         raise LeaderboardInputError(f"no model has at least {args.min_battles} battles ({table.n_votes} votes); "
                                     "lower --min-battles")
-    print(report(lb, table.excluded, args.format), file=out)
-    if args.format != "json" and "subject" in by:  # the per-discipline columns stand on the votes' fields
-        print(fields_by_discipline(table), file=out)
+    # The per-discipline columns stand on the votes' fields: say how they were decided.
+    fields = fields_by_discipline(table) if "subject" in by and table.subjects else ""
+    print(report(lb, table.excluded, args.format, fields), file=out)
     out.flush()
     return 0
 
 
-def report(lb: Leaderboard, excluded: Exclusions | None, fmt: str) -> str:
-    """The table (with a line saying what was left out) or the JSON (with ``"excluded"``)."""
+def report(lb: Leaderboard, excluded: Exclusions | None, fmt: str, fields: str = "") -> str:
+    """The table (with ``fields``, how the votes' fields were decided, and a line saying what was left out)
+    or the JSON (with ``"excluded"``)."""
     if fmt == "json":
         return to_json(lb, excluded)
     note = excluded.describe(flags=True) if excluded else ""
-    return format_table(lb) + (f"\n{note}" if note else "")
+    return format_table(lb) + "".join(f"\n{line}" for line in (fields, note) if line)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
