@@ -98,7 +98,7 @@ def test_labelled_set_covers_every_category_and_discipline() -> None:
     assert set(per_category) == set(QUESTION_TYPES) and min(per_category.values()) >= 20
     for category in QUESTION_TYPES:
         assert {i.discipline for i in items if i.category == category} == set(DISCIPLINES)
-    assert {i.split for i in items} == {"dev", "test", "fresh", "fresh2"}
+    assert {i.split for i in items} == {"dev", "test", "fresh", "fresh2", "fresh3"}
 
 
 def _accuracy(split: str, predict, field: str) -> float:

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from sciarena.arena.labels.at_vote import QuestionLabels
-from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
+from sciarena.arena.labels.discipline_text import (
+    FRESH_ACCURACY,
+    FRESH_QUESTIONS,
+    MEASURED_ACCURACY,
+    TextDisciplineLabeller,
+)
+from sciarena.science.labelling.gold import load_labelled_questions
 from sciarena.science.stats.fields import field_provenance
 
 
@@ -39,3 +45,13 @@ def test_the_classifier_fits_at_first_use_and_names_a_field_without_any_cue_word
                                 "Why did the printing press spread faster in some cities than others?",
                                 "How do I choose the gain of a PID controller for a drone's altitude?"]) == \
         ["Natural Science", "Healthcare", "Humanities & Social Sciences", "Engineering"]
+
+
+def test_the_quoted_accuracy_is_the_one_measured_on_the_blind_split_it_never_trained_on():
+    labeller = TextDisciplineLabeller()
+    assert "fresh3" not in labeller.training_splits
+    items = [item for item in load_labelled_questions() if item.split == "fresh3"]
+    predicted = labeller.label_many([item.question for item in items])
+    right = sum(item.discipline_right(p) for item, p in zip(items, predicted))
+    assert len(items) == FRESH_QUESTIONS and right / len(items) == FRESH_ACCURACY
+    assert f"{100 * FRESH_ACCURACY:.1f}% ({right}/{len(items)})" in MEASURED_ACCURACY

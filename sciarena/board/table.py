@@ -99,6 +99,7 @@ class VoteTable:
     voter: np.ndarray | None = None  # int32 codes into ``voters``, -1 = no voter id; None = none known
     redacted: np.ndarray | None = None  # bool: an answer was redacted for naming a model; None = none known
     excluded: Exclusions | None = None  # set by ``vouched``: what it left out
+    asker: np.ndarray | None = None  # bool: the asker chose the vote's field (subject_source "asker"); None = unknown
 
     @property
     def n_votes(self) -> int:
@@ -128,6 +129,7 @@ class VoteTable:
             timestamp=self.timestamp[mask], skipped=self.skipped, sources=self.sources,
             voters=self.voters, voter=None if self.voter is None else self.voter[mask],
             redacted=None if self.redacted is None else self.redacted[mask], excluded=self.excluded,
+            asker=None if self.asker is None else self.asker[mask],
         )
 
 
@@ -171,6 +173,7 @@ def vote_table(votes: RawColumns | Iterable[Mapping[str, Any]], *, sources: Sequ
         features=features, timestamp=raw.timestamp[keep],
         skipped=skipped, sources=tuple(sources),
         voters=voters, voter=voter, redacted=None if raw.redacted is None else raw.redacted[keep],
+        asker=None if raw.asker is None else raw.asker[keep],
     )
 
 

@@ -24,6 +24,7 @@ from sciarena.board.compute import (
     to_json,
 )
 from sciarena.board.elo import DEFAULT_K
+from sciarena.board.fields import fields_by_discipline
 from sciarena.board.style import PAPER_SAMPLE, STYLE_FEATURES, STYLE_PROCEDURES
 from sciarena.board.table import Exclusions
 from sciarena.cli.args import positive_number, whole_number
@@ -177,17 +178,20 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     if not lb.rows:
         raise LeaderboardInputError(f"no model has at least {args.min_battles} battles ({table.n_votes} votes); "
                                     "lower --min-battles")
-    print(report(lb, table.excluded, args.format), file=out)
+    # The per-discipline columns stand on the votes' fields: say how they were decided.
+    fields = fields_by_discipline(table) if "subject" in by and table.subjects else ""
+    print(report(lb, table.excluded, args.format, fields), file=out)
     out.flush()
     return 0
 
 
-def report(lb: Leaderboard, excluded: Exclusions | None, fmt: str) -> str:
-    """The table (with a line saying what was left out) or the JSON (with ``"excluded"``)."""
+def report(lb: Leaderboard, excluded: Exclusions | None, fmt: str, fields: str = "") -> str:
+    """The table (with ``fields``, how the votes' fields were decided, and a line saying what was left out)
+    or the JSON (with ``"excluded"``)."""
     if fmt == "json":
         return to_json(lb, excluded)
     note = excluded.describe(flags=True) if excluded else ""
-    return format_table(lb) + (f"\n{note}" if note else "")
+    return format_table(lb) + "".join(f"\n{line}" for line in (fields, note) if line)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

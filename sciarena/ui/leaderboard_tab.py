@@ -17,6 +17,7 @@ from typing import Any, Callable, Sequence
 import gradio as gr
 
 from sciarena.board.board import OVERALL, Board
+from sciarena.board.fields import fields_line
 from sciarena.board.service import PROVISIONAL_BATTLES, BoardService, ShownBoard, Snapshot
 from sciarena.core.errors import LeaderboardInputError, StatsInputError
 from sciarena.ui import board_data, board_html
@@ -188,6 +189,8 @@ class LeaderboardTab:
         excluded = getattr(table, "excluded", None)
         if excluded and (note := excluded.describe()):
             text += f" {note}"
+        if board.view.startswith("subject:"):  # a discipline's board stands on its votes' fields: say how decided
+            text += f"\n\n{fields_line(board.table)}"
         return text
 
 

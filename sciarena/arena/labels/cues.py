@@ -71,6 +71,14 @@ CUES: dict[str, tuple[str, ...]] = {
         "topology", "geometry", "manifold", "differential equations", "partial differential equations",
         "probability theory", "stochastic processes", "combinatorics", "graph theory", "group theory",
         "riemann hypothesis", "calculus", "topological data analysis", "chaos", "dynamical systems",
+        # field and laboratory methods of the life and earth sciences, and the objects of physics searches
+        "population survey", "mark-recapture", "species abundance", "camera traps", "transect sampling",
+        "field experiment on plants", "wildlife", "amphibians", "frogs", "mammals", "birds", "reptiles",
+        "axion", "dark matter detection", "particle collider", "large hadron collider", "standard model",
+        "neutrino oscillation", "muon", "cosmic rays", "gamma-ray bursts", "pulsar", "quasar", "solar wind",
+        "magnetosphere", "seismology", "oceanography", "ocean currents", "tides", "permafrost", "minerals",
+        "isotopic analysis", "ice cores", "zoology", "botany", "mycology", "fungi", "microbiology", "virology",
+        "entomology", "marine biology", "ornithology", "limnology", "lakes", "crystal growth", "quantum optics",
     ),
     "Healthcare": (
         "readmissions", "hospital readmission", "length of stay", "longitudinal clinical study", "real-world data",
@@ -115,6 +123,13 @@ CUES: dict[str, tuple[str, ...]] = {
         "physiology", "anatomy", "immune system", "t cells", "antibodies", "immunology", "pathogen",
         "biomedical engineering", "medical devices", "prosthesis", "pacemaker", "implant", "drug delivery",
         "tissue engineering", "wearable health monitoring", "hearing aids", "insulin pump",
+        # clinical practice and the specialties the definitions name
+        "gastroenterology", "endocrinology", "nephrology", "urology", "hematology", "anemia", "geriatrics",
+        "palliative care", "hospice", "orthopaedics", "fractures of the hip", "osteoporosis", "sports medicine",
+        "concussion", "nutrition deficiency", "vitamin d supplementation", "clinical pharmacology",
+        "drug resistance in patients", "hospital-acquired infections", "health services research",
+        "patient safety", "medical errors", "informed consent", "bioethics of clinical trials",
+        "screening programme", "mammography", "colonoscopy", "sexual health", "contraception",
     ),
     "Humanities & Social Sciences": (
         "prospect theory", "loss aversion", "endowment effect", "participatory budgeting", "city governance",
@@ -156,6 +171,16 @@ CUES: dict[str, tuple[str, ...]] = {
         "ethics", "epistemology", "morality", "literature", "novel", "poetry", "literary", "art", "arts",
         "painting", "music", "film", "cinema", "theatre", "media", "journalism", "newspapers", "television",
         "advertising", "cultural", "culture", "humanities", "museum", "heritage", "translation studies",
+        # classic studies, events and objects of the humanities and social sciences
+        "bystander effect", "conformity experiments", "obedience to authority", "cognitive dissonance",
+        "social identity", "groupthink", "priming", "implicit bias", "personality traits", "big five",
+        "treaty", "peace treaty", "diplomacy", "monarchy", "dynasty", "the roman empire", "ottoman empire",
+        "reformation", "enlightenment", "feudalism", "slavery", "civil war", "nationalism", "fascism",
+        "communism", "capitalism", "historiography", "oral history", "anthropology", "kinship",
+        "human geography", "urban planning and neighbourhoods", "demography", "fertility decline",
+        "philosophy of mind", "free will", "utilitarianism", "aesthetics", "rhetoric", "narrative",
+        "folklore", "mythology", "art history", "musicology", "literary criticism", "shakespeare",
+        "trade unions", "labour history",
     ),
     "Engineering": (
         "pytorch", "tensorflow", "python", "latex", "bleu score", "mesh resolution", "large-eddy simulation",
@@ -205,5 +230,14 @@ CUES: dict[str, tuple[str, ...]] = {
         "quality control", "six sigma", "lean manufacturing", "supply chain optimization", "scheduling",
         "operations research", "optimization", "digital twin", "predictive maintenance", "chemical engineering",
         "process engineering", "reactor design", "scale-up", "engineer", "engineers", "engineering",
+        # material properties and standards an engineer designs with
+        "yield strength", "tensile strength", "ultimate tensile strength", "young's modulus", "hardness",
+        "aluminium alloy", "aluminum alloy", "stainless steel grade", "corrosion", "creep", "fatigue life",
+        "tolerance", "surface finish", "torque", "shaft", "gears", "hydraulics", "pneumatics", "pumps",
+        "compressor", "piping", "pressure vessel", "thermal management", "cooling system", "sensor fusion",
+        "software architecture", "microservices", "unit tests", "version control", "git", "sql query",
+        "web application", "mobile app", "compiler optimization", "parallel computing", "cuda",
+        "signal-to-noise ratio", "impedance", "pcb layout", "voltage regulator", "motor control",
+        "building codes", "load-bearing", "retaining wall", "soil mechanics for foundations",
     ),
 }

@@ -12,8 +12,10 @@ from sciarena.core.types import DISCIPLINES, QUESTION_TYPES
 LABELS_FILE = PACKAGE_DIR / "data" / "eval" / "question_labels.jsonl"
 # dev: the rules were tuned on it; test: held out from tuning (but written by the rules' author,
 # who had read it); fresh: written after the rules were frozen; fresh2: written after the discipline
-# classifier (arena/labels/discipline_text.py) was frozen, and never trained or tuned on.
-SPLITS = ("dev", "test", "fresh", "fresh2")
+# classifier (arena/labels/discipline_text.py) was frozen the first time, and is now trained on; fresh3: written by
+# someone else, blind to the method, after it was frozen the second time ("Freeze discipline labeller"), and never
+# trained or tuned on.
+SPLITS = ("dev", "test", "fresh", "fresh2", "fresh3")
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 (``subject_source`` "asker") and how many the labeller's, with the offline labeller's measured accuracy.
 
 ``stats`` prints it; the per-discipline boards stand on these fields, so a reader can tell how much of
-a discipline's board rests on the askers' own word and how much on a labeller that is right about
-three times in four.
+a discipline's board rests on the askers' own word and how much on a labeller that is wrong about one
+question in nine (measured on questions written after it was frozen).
 """
 
 from __future__ import annotations

@@ -28,12 +28,13 @@ from sciarena.votes.read.fields import (
     FLAG_FIELDS,
     NUMERIC_SOURCES,
     STRING_FIELDS,
+    SUBJECT_SOURCE_FIELD,
     check_fields,
     iso_seconds,
     key_of,
     timestamp_of,
 )
-from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, fingerprints_of, flags, id_fingerprints
+from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, fingerprints_of, flags, id_fingerprints, is_asker
 
 
 def _values(array: Any, dtype: Any, fill: float) -> np.ndarray:
@@ -269,6 +270,8 @@ def arrow_to_raw(table: Any, origin: str, *, decode: bool = False,
         stamps = pool.submit(_timestamps, column("timestamp"), decode) if keys["timestamp"] else None
         ids = pool.submit(_ids, column("id"), n, decode)
         redacted = [pool.submit(_true, table.column(f) if f in names else None, n, decode) for f in FLAG_FIELDS]
+        sources = pool.submit(_strings, table.column(SUBJECT_SOURCE_FIELD) if SUBJECT_SOURCE_FIELD in names
+                              else None, n, decode)
         numeric = np.full((n, len(NUMERIC_COLUMNS)), np.nan, dtype=np.float32)
         complete = True
         for k, future in enumerate(numbers):
@@ -280,6 +283,7 @@ def arrow_to_raw(table: Any, origin: str, *, decode: bool = False,
         timestamp = np.full(n, np.nan) if stamps is None or (got := stamps.result()) is None else got
         fingerprints = ids.result()
         either = flags(*(future.result() for future in redacted))
+        asker = is_asker(sources.result())
     (models_a, a), (models_b, b) = text["modelA"], text["modelB"]
     models = tuple(dict.fromkeys(models_a + models_b))
     index = {m: i for i, m in enumerate(models)}
@@ -289,7 +293,7 @@ def arrow_to_raw(table: Any, origin: str, *, decode: bool = False,
         subjects=text["subject"][0], subject=text["subject"][1],
         question_types=text["question_type"][0], question_type=text["question_type"][1],
         numeric=numeric, timestamp=timestamp, ids=fingerprints, complete=complete,
-        voters=text["voter_id"][0], voter=text["voter_id"][1], redacted=either)
+        voters=text["voter_id"][0], voter=text["voter_id"][1], redacted=either, asker=asker)
 
 
 def read_parquet(path: Path, *, texts: bool = False) -> RawColumns:
@@ -300,7 +304,7 @@ def read_parquet(path: Path, *, texts: bool = False) -> RawColumns:
     try:
         available = set(pq.read_schema(path).names)
         wanted = {k for keys in ALIASES.values() for k in keys}
-        wanted |= {k for keys in NUMERIC_SOURCES.values() for k in keys} | set(FLAG_FIELDS)
+        wanted |= {k for keys in NUMERIC_SOURCES.values() for k in keys} | set(FLAG_FIELDS) | {SUBJECT_SOURCE_FIELD}
         wanted |= set(DERIVED.values()) if texts else set()
         table = pq.read_table(path, columns=sorted(wanted & available))
     except (OSError, pa.ArrowException) as err:

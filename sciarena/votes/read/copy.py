@@ -103,6 +103,7 @@ def _load(path: Path, source: Path) -> _Cached | None:
                 numeric=numeric, timestamp=npz["timestamp"], ids=npz["ids"],
                 skipped=dict(meta["skipped"]), complete=bool(meta["complete"]),
                 voters=tuple(meta["voters"]), voter=npz["voter"], redacted=npz["redacted"],
+                asker=npz["asker"],  # a copy written before it was read lacks it: parsed again (KeyError)
             )
             return _Cached(raw, int(meta["consumed"]), int(meta["size"]), int(meta["mtime_ns"]),
                            str(meta["fingerprint"]))
@@ -129,7 +130,7 @@ def _save(path: Path, source: Path, cached: _Cached) -> None:
             np.savez(out, meta=np.array(json.dumps(meta)), model_a=raw.model_a,
                      model_b=raw.model_b, vote=raw.vote, subject=raw.subject,
                      question_type=raw.question_type, timestamp=raw.timestamp, ids=raw.ids,
-                     voter=raw.voter, redacted=raw.redacted, **arrays)
+                     voter=raw.voter, redacted=raw.redacted, asker=raw.asker, **arrays)
     except OSError as err:  # read-only folder, full disk: work without a cache
         log.warning("could not write the leaderboard cache %s: %s", path, err)
 

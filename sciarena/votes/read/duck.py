@@ -22,7 +22,15 @@ from pathlib import Path
 from typing import Any, Collection
 
 from sciarena.votes.read.arrow_io import arrow_to_raw
-from sciarena.votes.read.fields import ALIASES, DERIVED, FLAG_FIELDS, NUMERIC_SOURCES, REQUIRED, key_of
+from sciarena.votes.read.fields import (
+    ALIASES,
+    DERIVED,
+    FLAG_FIELDS,
+    NUMERIC_SOURCES,
+    REQUIRED,
+    SUBJECT_SOURCE_FIELD,
+    key_of,
+)
 from sciarena.votes.read.raw import RawColumns
 
 log = logging.getLogger(__name__)
@@ -43,7 +51,7 @@ def query(path: Path, seen: Collection[str], texts: bool) -> tuple[str, set[str]
     keys = set(seen)
     wanted = {k for name in ALIASES if (k := key_of(name, keys))}
     wanted |= {k for sources in NUMERIC_SOURCES.values() for k in sources if k in keys}
-    wanted |= {k for k in FLAG_FIELDS if k in keys}
+    wanted |= {k for k in FLAG_FIELDS + (SUBJECT_SOURCE_FIELD,) if k in keys}
     derived = {source for source in DERIVED.values() if source in keys}
     columns = {k: "JSON" for k in sorted(wanted)}
     select = [f"{_quoted(k)}::VARCHAR AS {_quoted(k)}" for k in sorted(wanted)]

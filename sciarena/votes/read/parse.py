@@ -26,13 +26,14 @@ from sciarena.votes.read.fields import (
     NUMERIC_SOURCES,
     SEEN_RECORDS,
     STRING_FIELDS,
+    SUBJECT_SOURCE_FIELD,
     check_fields,
     derived_of,
     key_of,
     number_of,
     timestamp_of,
 )
-from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, empty_raw, encode, fingerprints_of, flags
+from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, empty_raw, encode, fingerprints_of, flags, is_asker
 
 UNREADABLE = object()  # what json_lines yields for a line that is not JSON
 
@@ -106,7 +107,9 @@ def records_to_raw(records: Sequence[Mapping[str, Any]], origin: str = "votes",
         voters=strings["voter_id"][0], voter=strings["voter_id"][1],
         redacted=flags(*([r.get(f) is True for r in records] if f in seen else np.zeros(len(records), bool)
                          for f in FLAG_FIELDS)),
+        asker=is_asker(encode([r.get(SUBJECT_SOURCE_FIELD) for r in records])),
     )
+
 
 
 def parse_lines_python(data: bytes, origin: str, *, texts: bool = False) -> RawColumns:

@@ -18,6 +18,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from sciarena.core.types import SOURCE_ASKER
 from sciarena.votes.schema import VOTE_LABELS
 
 # Per-side numeric features a vote may carry (NaN when absent).
@@ -56,6 +57,7 @@ class RawColumns:
     # before voter ids were read: ``read.read_file`` then parses the file again)
     voter: np.ndarray | None = None
     redacted: np.ndarray | None = None  # bool: either answer was redacted for naming a model; None = not read
+    asker: np.ndarray | None = None  # bool: the asker chose the field (subject_source "asker"); None = not read
 
     def __len__(self) -> int:
         return int(self.model_a.shape[0])
@@ -72,7 +74,8 @@ class RawColumns:
             subject=self.subject[mask], question_type=self.question_type[mask],
             numeric=self.numeric[mask], timestamp=self.timestamp[mask], ids=self.ids[mask],
             voter=None if self.voter is None else self.voter[mask],
-            redacted=None if self.redacted is None else self.redacted[mask])
+            redacted=None if self.redacted is None else self.redacted[mask],
+            asker=None if self.asker is None else self.asker[mask])
 
     def with_skipped(self, skipped: Mapping[str, int]) -> "RawColumns":
         counts = Counter(self.skipped)
@@ -97,7 +100,13 @@ def empty_raw(skipped: Mapping[str, int] | None = None) -> RawColumns:
     return RawColumns((), none, none, (), none, (), none, (), none,
                       np.empty((0, len(NUMERIC_COLUMNS)), dtype=np.float32), np.empty(0),
                       np.empty(0, dtype=np.uint64), dict(skipped or {}),
-                      voter=none, redacted=np.zeros(0, dtype=bool))
+                      voter=none, redacted=np.zeros(0, dtype=bool), asker=np.zeros(0, dtype=bool))
+
+
+def is_asker(encoded: tuple[tuple[str, ...], np.ndarray]) -> np.ndarray:
+    """The asker column from an encoded ``subject_source`` column (vocabulary, codes; values stripped)."""
+    words, codes = encoded
+    return codes == words.index(SOURCE_ASKER) if SOURCE_ASKER in words else np.zeros(codes.shape, dtype=bool)
 
 
 def flags(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -194,6 +203,8 @@ def concat_raw(parts: Sequence[RawColumns]) -> RawColumns:
         complete=all(p.complete for p in parts),
         voters=voters, voter=voter,
         redacted=np.concatenate([p.redacted for p in parts]) if known else None,  # type: ignore[misc]
+        asker=(np.concatenate([p.asker for p in parts])  # type: ignore[misc]
+               if all(p.asker is not None for p in parts) else None),
     )
 
 
