@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 
 from sciarena.answer.prompt import answer_request
+from sciarena.arena import followups
 from sciarena.arena.labels.at_vote import ArenaLabeller
 from sciarena.arena.limits import VisitorLimits, open_limiter
 from sciarena.arena.pairing import new_battle, sample_pair, sample_pair_with
@@ -30,6 +31,7 @@ from sciarena.core.errors import (
     BattleExpired,
     BattleNotFinished,
     BattleNotVotable,
+    FollowUpRefused,
     InvalidChoice,
     InvalidQuestion,
     NoBattle,
@@ -39,7 +41,7 @@ from sciarena.core.errors import (
 )
 from sciarena.core.settings import Settings
 from sciarena.core.text import scrub, storable_text
-from sciarena.core.types import CHOICES, Battle, Choice, Vote
+from sciarena.core.types import CHOICES, Battle, Choice, Retrieval, Vote
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever
 from sciarena.votes.schema import vote_record
@@ -158,13 +160,7 @@ class Arena:
         key = None if visitor is None else limit_keys(visitor, self.settings.id_salt)  # voter id and address
         if limiter.limits.counts_battle(self.pool.active):  # else no battle this pool can draw is counted
             limiter.check_battle(key)
-        try:
-            retrieval = self.retriever.retrieve(question)
-        except SciArenaError:
-            raise
-        except Exception as err:  # a backend bug becomes a message, not a trace
-            log.exception("retrieval failed")
-            raise RetrievalError("Retrieval failed unexpectedly; please try again.") from err
+        retrieval = self._retrieve(question)
         if not retrieval.references:
             # Two answers saying "nothing found" are not worth a vote (or a paid generation).
             raise RetrievalError("No papers matched your question closely enough to answer it, so no model was "
@@ -177,6 +173,52 @@ class Arena:
         request = answer_request(question, retrieval.references)
         lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
         return lease.wrap(self.runner.run(battle, request))
+
+    def follow_up(self, session: ArenaSession | None, question_text: str | None,
+                  visitor: Visitor | None = None) -> Iterator[Progress]:
+        """Ask a follow-up question in the session's battle; return the battle stream of that turn.
+
+        Allowed once every answer so far is complete, before the vote (it is on the whole conversation,
+        arena/followups.py says why), up to ``settings.max_followups`` times. Each follow-up calls both models
+        again, so the limiter counts it as a battle and gives it its own paid slot; the question is searched
+        once (moderation included) and its new papers are shared by both sides."""
+        question = validate_question(question_text, self.settings.max_question_chars)
+        battle = session.battle if session else None
+        if session is None or battle is None:
+            raise FollowUpRefused("There is no battle to follow up yet — ask a question first.")
+        if battle.owners and not set(identities(visitor, self.settings.id_salt)) & set(battle.owners):
+            raise FollowUpRefused("This battle was started in another browser, so it cannot be continued here.")
+        if session.voted:
+            raise FollowUpRefused("You have voted on this battle, which ends it. Press New battle for another.")
+        if not battle.finished:
+            raise FollowUpRefused("Please wait until both answers are complete.")
+        if not battle.votable:
+            raise FollowUpRefused("One of the answers failed, so this battle cannot be continued.")
+        if len(battle.followups) >= self.settings.max_followups:
+            allowed = self.settings.max_followups
+            raise FollowUpRefused(f"A battle takes up to {allowed} follow-up question{'s' if allowed != 1 else ''}"
+                                  "; please vote now." if allowed else "Follow-up questions are turned off here.")
+        if self.clock() - battle.created_at > self.settings.battle_ttl_s:
+            raise BattleExpired("This battle has expired; please start a new one.")
+        limiter = self._limiter
+        key = None if visitor is None else limit_keys(visitor, self.settings.id_salt)
+        pair = (battle.model_a, battle.model_b)
+        if limiter.limits.counts_battle(pair):
+            limiter.check_battle(key)
+        growing = followups.start_turn(battle, question, self._retrieve(question), self.clock())
+        requests = followups.side_requests(growing)
+        lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
+        stream = self.runner.run(followups.turn_battle(growing), requests["a"], requests)
+        return followups.follow(growing, lease.wrap(stream))
+
+    def _retrieve(self, question: str) -> Retrieval:
+        try:
+            return self.retriever.retrieve(question)
+        except SciArenaError:
+            raise
+        except Exception as err:  # a backend bug becomes a message, not a trace
+            log.exception("retrieval failed")
+            raise RetrievalError("Retrieval failed unexpectedly; please try again.") from err
 
     def _draw(self) -> tuple:
         sampler = self.pair_sampler
