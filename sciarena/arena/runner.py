@@ -169,7 +169,8 @@ class BattleRunner:
                 return finals[side]
             shown = shield.show(result.answer.text)
             sides.results[side] = replace(result, answer=replace(result.answer, text=shown.full,
-                                                                 redacted=shown.redacted, masked=shown.masked))
+                                                                 shown=shown.text, redacted=shown.redacted,
+                                                                 masked=shown.masked))
             finals[side] = shown.text
             return shown.text
 

@@ -266,6 +266,13 @@ class Answer:
     cited: tuple[int, ...]  # reference numbers, in order of first citation
     redacted: bool = False  # an identity word was removed (anonymity policy)
     masked: bool = False  # a model name the question shares with the catalogue was hidden until the vote
+    # What the page shows until the vote ("" = ``text``): with ``masked`` names hidden. Kept so that a
+    # follow-up turn shows the earlier answers as they were shown, not unmasked.
+    shown: str = ""
+
+    @property
+    def before_vote(self) -> str:
+        return self.shown or self.text
 
 
 @dataclass(frozen=True)
