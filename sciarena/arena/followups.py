@@ -5,7 +5,7 @@ A visitor may ask follow-up questions once both first answers are complete and u
 would judge answers the visitor had not finished reading, and a follow-up after the vote could no longer
 change the judgement, only unmask the models (the names are revealed at the vote).
 
-Per turn: the follow-up question is searched once; the papers found that are not yet in the battle become
+Per turn: the follow-up question is searched once (with the first question, ``search_text``); the papers found that are not yet in the battle become
 new references numbered after every reference so far (1..k stay what they were), shared by both sides.
 Each side then receives the conversation as it lived it — its OWN earlier answers — with every reference it
 may cite, and the runner applies the timeout and the anonymity policy to this turn as to the first.
@@ -23,6 +23,14 @@ from sciarena.core.types import Battle, Exchange, GenerationRequest, Reference, 
 # At most this many new papers join the reference list per follow-up: the papers of the first search stay
 # listed, so each turn's prompt grows by a few entries, not by another full search's worth.
 NEW_PAPERS_PER_FOLLOWUP = 5
+
+
+def search_text(battle: Battle, question: str) -> str:
+    """What a follow-up searches for: its question, then the battle's first question. A follow-up is often
+    elliptic ("How are its off-target effects measured?"): searched alone it matched a linguistics paper on
+    the word "measured"; with the first question the topic is kept, already-listed papers rank first and
+    are skipped (``new_references``), and a follow-up on a new topic still brings that topic's papers."""
+    return f"{question}\n{battle.question}"
 
 
 def new_references(battle: Battle, retrieval: Retrieval, limit: int = NEW_PAPERS_PER_FOLLOWUP

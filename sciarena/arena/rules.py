@@ -205,7 +205,8 @@ class Arena:
         pair = (battle.model_a, battle.model_b)
         if limiter.limits.counts_battle(pair):
             limiter.check_battle(key)
-        growing = followups.start_turn(battle, question, self._retrieve(question), self.clock())
+        retrieval = self._retrieve(followups.search_text(battle, question))
+        growing = followups.start_turn(battle, question, retrieval, self.clock())
         requests = followups.side_requests(growing)
         lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
         stream = self.runner.run(followups.turn_battle(growing), requests["a"], requests)
