@@ -9,7 +9,7 @@ import threading
 from dataclasses import replace
 
 import pytest
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, loop_settings
 
 from sciarena.arena.rules import ArenaSession, Ballot
 from sciarena.core.errors import BattleExpired, BattleNotVotable, FollowUpRefused, RateLimitedVisitor
@@ -159,24 +159,18 @@ def echo(label: str):
     return respond
 
 
+PRICED = ({"name": "Loop Alpha", "provider": "loop", "model_id": "alpha", "price_input_per_m": 1.0,
+           "price_output_per_m": 2.0},
+          {"name": "Loop Beta", "provider": "loop", "model_id": "beta", "price_input_per_m": 1.0,
+           "price_output_per_m": 2.0})
+
+
 @pytest.fixture
 def loopback(tmp_path):
     with FakeOpenAI() as server:
-        catalogue = tmp_path / "models.json"
-        catalogue.write_text(json.dumps({
-            "endpoints": {"loop": {"base_url": server.base_url, "key_env": "LOOP_API_KEY"}},
-            "models": [{"name": "Loop Alpha", "provider": "loop", "model_id": "alpha",
-                        "price_input_per_m": 1.0, "price_output_per_m": 2.0},
-                       {"name": "Loop Beta", "provider": "loop", "model_id": "beta",
-                        "price_input_per_m": 1.0, "price_output_per_m": 2.0},
-                       *({"name": n, "enabled": False} for n in ("Extractive-MMR (offline)",
-                                                                 "Per-Paper Digest (offline)",
-                                                                 "Claim Clusters (offline)"))]}))
         for model_id in ("alpha", "beta"):
             server.add_script(model_id, respond=echo(model_id.title()))
-        settings = Settings.from_env({"LOOP_API_KEY": "sk-test", "SCIARENA_MODELS": str(catalogue),
-                                      "SCIARENA_MODERATION": "off"})
-        yield server, build_services(replace(settings, data_dir=tmp_path / "data", seed=0)).arena
+        yield server, build_services(loop_settings(server, tmp_path, PRICED)).arena
 
 
 def test_each_side_is_sent_the_conversation_with_its_own_earlier_answers(loopback):
