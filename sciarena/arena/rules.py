@@ -1,7 +1,8 @@
 """The arena's rules: which questions start a battle, and which votes count.
 
 ``Arena.start_battle`` validates the question, retrieves once, draws a pair and returns the live
-battle; ``Arena.vote`` accepts one consented vote per finished, votable, unexpired battle and writes
+battle; ``Arena.follow_up`` adds a follow-up turn to a finished, unvoted battle (arena/followups.py);
+``Arena.vote`` accepts one consented vote per finished, votable, unexpired battle and writes
 it durably. Every refusal is a typed SciArenaError (errors.py) whose message is fit for the voter,
 so the UI only shows messages and renders records; these rules are testable without Gradio.
 Both enforce the abuse limits (limits.py), keyed by the visitor's hashed voter id (voter.py): a
@@ -186,7 +187,7 @@ class Arena:
         battle = session.battle if session else None
         if session is None or battle is None:
             raise FollowUpRefused("There is no battle to follow up yet — ask a question first.")
-        if battle.owners and not set(identities(visitor, self.settings.id_salt)) & set(battle.owners):
+        if not self._owns(battle, visitor):
             raise FollowUpRefused("This battle was started in another browser, so it cannot be continued here.")
         if session.voted:
             raise FollowUpRefused("You have voted on this battle, which ends it. Press New battle for another.")
@@ -198,8 +199,7 @@ class Arena:
             allowed = self.settings.max_followups
             raise FollowUpRefused(f"A battle takes up to {allowed} follow-up question{'s' if allowed != 1 else ''}"
                                   "; please vote now." if allowed else "Follow-up questions are turned off here.")
-        if self.clock() - battle.created_at > self.settings.battle_ttl_s:
-            raise BattleExpired("This battle has expired; please start a new one.")
+        self._check_fresh(battle)
         limiter = self._limiter
         key = None if visitor is None else limit_keys(visitor, self.settings.id_salt)
         pair = (battle.model_a, battle.model_b)
@@ -211,6 +211,14 @@ class Arena:
         lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
         stream = self.runner.run(followups.turn_battle(growing), requests["a"], requests)
         return followups.follow(growing, lease.wrap(stream))
+
+    def _owns(self, battle: Battle, visitor: Visitor | None) -> bool:
+        """Whether ``visitor`` started ``battle`` (a battle with no owners is anyone's)."""
+        return not battle.owners or bool(set(identities(visitor, self.settings.id_salt)) & set(battle.owners))
+
+    def _check_fresh(self, battle: Battle) -> None:
+        if self.clock() - battle.created_at > self.settings.battle_ttl_s:
+            raise BattleExpired("This battle has expired; please start a new one.")
 
     def _retrieve(self, question: str) -> Retrieval:
         try:
@@ -261,7 +269,7 @@ class Arena:
         if session is None or battle is None:
             raise NoBattle("There is no battle to vote on yet — ask a question first.")
         who = voter_id(ballot.visitor, self.settings.id_salt)
-        if battle.owners and not set(identities(ballot.visitor, self.settings.id_salt)) & set(battle.owners):
+        if not self._owns(battle, ballot.visitor):
             raise NotYourBattle("This battle was started in another browser, so it cannot be voted on from here. "
                                 "Ask your own question to vote.")
         if session.voted:
@@ -270,8 +278,7 @@ class Arena:
             raise BattleNotFinished("Please wait until both answers are complete.")
         if not battle.votable:
             raise BattleNotVotable("One of the answers failed, so this battle cannot be voted on.")
-        if self.clock() - battle.created_at > self.settings.battle_ttl_s:
-            raise BattleExpired("This battle has expired; please start a new one.")
+        self._check_fresh(battle)
         require_consent(ballot.consent)
         # RateLimitedVisitor over votes_per_day, for the voter id or the address
         undo = self._limiter.reserve_vote(limit_keys(ballot.visitor, self.settings.id_salt) or (who,))

@@ -127,30 +127,10 @@ VOTE_FIELDS: tuple[str, ...] = RELEASED_FIELDS + OWN_FIELDS
 # One turn of ``turns``: its question, both answers, what each cited (citation records), the references its own
 # search added (follow-ups only: the first turn's are ``context_ids`` and the citations above) and the figures.
 TURN_FIELDS: tuple[str, ...] = (
-    "question",
-    "responseA",
-    "responseB",
-    "citations_a",
-    "citations_b",
-    "references_added",
-    "retrieval_queries",
+    "question", "responseA", "responseB", "citations_a", "citations_b", "references_added", "retrieval_queries",
     "context_ids",
-    "first_token_s_a",
-    "first_token_s_b",
-    "latency_s_a",
-    "latency_s_b",
-    "input_tokens_a",
-    "input_tokens_b",
-    "output_tokens_a",
-    "output_tokens_b",
-    "cost_usd_a",
-    "cost_usd_b",
-    "redacted_a",
-    "redacted_b",
-    "masked_a",
-    "masked_b",
-    "pipeline_a",
-    "pipeline_b",
+    *(f"{name}_{side}" for name in ("first_token_s", "latency_s", "input_tokens", "output_tokens", "cost_usd",
+                                    "redacted", "masked", "pipeline") for side in "ab"),
 )
 
 CITATION_FIELDS: tuple[str, ...] = (
