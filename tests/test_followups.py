@@ -12,7 +12,13 @@ import pytest
 from fake_openai import FakeOpenAI, loop_settings
 
 from sciarena.arena.rules import ArenaSession, Ballot
-from sciarena.core.errors import BattleExpired, BattleNotVotable, FollowUpRefused, RateLimitedVisitor
+from sciarena.core.errors import (
+    BattleExpired,
+    BattleNotVotable,
+    FollowUpRefused,
+    ProviderTimeout,
+    RateLimitedVisitor,
+)
 from sciarena.core.settings import Settings
 from sciarena.votes.schema import RELEASED_FIELDS, SCHEMA_VERSION, TURN_FIELDS
 from sciarena.votes.voter import Visitor
@@ -205,3 +211,25 @@ def test_the_follow_up_record_of_a_paid_pair_carries_each_turns_tokens_and_cost(
     assert second["cost_usd_a"] > record["cost_usd_a"] > 0
     assert record["turns"][0]["cost_usd_a"] == record["cost_usd_a"]
     assert set(RELEASED_FIELDS) <= set(record)
+
+
+def test_the_timeout_and_the_anonymity_policy_apply_to_each_turn(scripted, make_arena):
+    scripted.add("a", "Benchmarks of GPT-4o show attention helps [1].")
+    scripted.add("b", "Beta [1].")
+    arena = make_arena(timeout_s=5.0)
+    session = ArenaSession(battle=last(arena.start_battle("How does attention work?", visitor=ME)).battle)
+    first = next(s for s in (session.battle.side_a, session.battle.side_b) if s.model.model_id == "a").answer
+    assert first.redacted and "GPT-4o" not in first.text  # not a topic of the first question: a self-identification
+    # The follow-up names the model: now a topic, kept in the record, hidden from both answers until the vote.
+    session = replace(session, battle=last(arena.follow_up(session, "Is GPT-4o better at it?", visitor=ME)).battle)
+    turn = session.battle.followups[0]
+    second = next(s for s in (turn.side_a, turn.side_b) if s.model.model_id == "a").answer
+    assert second.masked and not second.redacted
+    assert "GPT-4o" in second.text and "GPT-4o" not in second.before_vote
+    # A follow-up that outlasts the generation timeout fails both sides of that turn, as a first turn would.
+    scripted.scripts["b"] = replace(scripted.scripts["b"], gate=threading.Event())  # never opened
+    slow = make_arena(timeout_s=0.3)
+    battle = last(slow.follow_up(session, "And why?", visitor=ME)).battle
+    assert battle.finished and not battle.votable
+    assert all(isinstance(s.error, ProviderTimeout) for s in (battle.followups[1].side_a, battle.followups[1].side_b)
+               if s.model.model_id == "b")
