@@ -9,6 +9,8 @@ from dataclasses import replace
 import pytest
 
 from sciarena.arena.rules import ArenaSession, Ballot
+from sciarena.board.board import select_view, view_choices
+from sciarena.board.table import vote_table
 from sciarena.cli.main import main
 from sciarena.core.settings import Settings
 from sciarena.science.evaluation.benchmark import build_benchmark
@@ -116,3 +118,14 @@ def test_eval_build_leaves_multi_turn_battles_out_and_counts_them(votes):
     multi = sum(1 for _, f in QUESTIONS if f)
     assert bench.report.excluded["multi-turn battle"] == multi
     assert {item.id for item in bench.items} <= {r["id"] for r in records if r["num_turns"] == 1}
+
+
+def test_the_leaderboard_tab_offers_single_and_multi_turn_views_once_both_have_votes(votes):
+    records = load(votes)
+    both = view_choices(vote_table(records))
+    keys = [key for _, key in both]
+    assert "turns:single-turn" in keys and "turns:multi-turn" in keys
+    multi = select_view(vote_table(records), "turns:multi-turn")
+    assert multi.n_votes == sum(1 for _, f in QUESTIONS if f)
+    single_only = [r for r in records if r["num_turns"] == 1]
+    assert not any(key.startswith("turns:") for _, key in view_choices(vote_table(single_only)))
