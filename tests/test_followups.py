@@ -7,7 +7,9 @@ import json
 import re
 import threading
 from dataclasses import replace
+from types import SimpleNamespace
 
+import gradio as gr
 import pytest
 from fake_openai import FakeOpenAI, loop_settings
 
@@ -20,6 +22,8 @@ from sciarena.core.errors import (
     RateLimitedVisitor,
 )
 from sciarena.core.settings import Settings
+from sciarena.ui.app import arena_tab
+from sciarena.ui.handlers import ArenaHandlers
 from sciarena.votes.schema import RELEASED_FIELDS, SCHEMA_VERSION, TURN_FIELDS
 from sciarena.votes.voter import Visitor
 from sciarena.wiring import build_services
@@ -233,3 +237,38 @@ def test_the_timeout_and_the_anonymity_policy_apply_to_each_turn(scripted, make_
     assert battle.finished and not battle.votable
     assert all(isinstance(s.error, ProviderTimeout) for s in (battle.followups[1].side_a, battle.followups[1].side_b)
                if s.model.model_id == "b")
+
+
+# --- the page's handlers ---------------------------------------------------------------------------
+
+def test_the_page_shows_the_box_once_both_answers_are_there_and_each_panel_turn_by_turn(scripted, make_arena):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    with gr.Blocks():
+        view = arena_tab()
+    handlers = ArenaHandlers(make_arena(max_followups=2), view)
+    page = SimpleNamespace(session_hash="visitor-1", headers={}, client=None)
+    refused = list(handlers.follow_up_in_page("why?", ArenaSession(), 1, None, page, None))
+    assert refused == [{view.followup_error: "⚠ There is no battle to follow up yet — ask a question first."}]
+    blank = handlers.clear(0)
+    assert blank[view.followup_box]["visible"] is False  # nothing new while there is nothing to follow up
+    first = list(handlers.battle("How does attention work?", None, 1, page))[-1]
+    session = first[view.session]
+    assert "Follow-up" not in first[view.answer_a] and "turn-question" not in first[view.answer_a]
+    settled = handlers.settle(session, 1)
+    assert settled[view.followup_box]["visible"] is True
+    locked = handlers.follow_up_lock(session)
+    assert locked[view.followup_box]["visible"] is False and not any(
+        locked[c]["interactive"] for c in view.vote_buttons)
+    updates = list(handlers.follow_up_in_page("And why?", settled[view.session], 1, None, page, None))
+    assert updates[0][view.followup] == ""  # the asked question leaves the box
+    final = updates[-1]
+    assert "Follow-up 1:</b> And why?" in final[view.answer_a] and "Question:</b> How does attention" in final[view.answer_b]
+    assert final[view.status].startswith("Follow-up: no new papers found")
+    session = final[view.session]
+    assert len(session.battle.followups) == 1 and session.suggested_subject == settled[view.session].suggested_subject
+    settled = handlers.settle(session, 1)
+    assert settled[view.followup_box]["visible"] is True and settled[view.followup]["info"].startswith("1 follow-up")
+    voted = handlers.vote_button("A")("", True, session, None, None, page, None)
+    assert voted[view.followup_box]["visible"] is False  # the vote ends the battle
+    assert "Follow-up 1:</b> And why?" in voted[view.answer_a]
