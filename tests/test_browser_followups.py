@@ -172,6 +172,7 @@ def test_two_follow_ups_then_a_vote_on_the_whole_conversation(browser, arena, wi
     view = open_page(stranger, href, width, height)
     view.wait_for_function("() => document.querySelector('#battle-view-head')?.innerText.includes('Question')",
                            timeout=15_000)
+    assert "3 questions: the first and 2 follow-ups" in view.locator("#battle-view-head").inner_text()
     shown = view.locator("#view-answer-a").inner_text()
     assert f"Follow-up 2: {NEW_PAPER}" in shown and record["turns"][2]["responseA"][:40] in shown
     assert "Gravitational" in view.locator("#view-references-a").inner_text()

@@ -185,6 +185,10 @@ def head_markdown(record: dict[str, Any]) -> str:
             f"**Model B:** {render.escape(str(record.get('modelB') or '?'))}"
     lines = ["## A SciArena battle", f"**Question:** {render.escape(str(record.get('question') or ''))}", "",
              names, "", f"**Vote:** {verdict}" + (f" · {_date(record)}" if _date(record) else "")]
+    asked = len(record_turns(record))
+    if asked > 1:
+        lines += ["", f"{asked} questions: the first and {asked - 1} follow-up{'s' if asked > 2 else ''}; "
+                      "the vote is on the whole conversation."]
     if record.get("reason"):
         lines += ["", f"**Reason given:** {render.escape(str(record['reason']))}"]
     return "\n".join(lines)
