@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import gradio as gr
 import pytest
 from fake_openai import FakeOpenAI, loop_settings
+from test_openscholar import StepScript
 
 from sciarena.arena.rules import ArenaSession, Ballot
 from sciarena.core.errors import (
@@ -272,3 +273,28 @@ def test_the_page_shows_the_box_once_both_answers_are_there_and_each_panel_turn_
     voted = handlers.vote_button("A")("", True, session, None, None, page, None)
     assert voted[view.followup_box]["visible"] is False  # the vote ends the battle
     assert "Follow-up 1:</b> And why?" in voted[view.answer_a]
+
+
+def test_an_openscholar_style_contestant_runs_its_loop_per_turn_with_the_conversation(tmp_path):
+    draft = "Transformers replace recurrence with self-attention over every position [1]."
+    feedback = json.dumps({"feedback": [{"issue": "Say how positions are encoded.", "search": ""}]})
+    script = StepScript(draft, feedback, (draft + " Positions are added to the embeddings [1].",))
+    with FakeOpenAI() as server:
+        server.add_script("base", respond=script, usage="always")
+        arena = build_services(loop_settings(server, tmp_path, [
+            {"name": "Loop Base", "provider": "loop", "model_id": "base", "price_input_per_m": 1.0,
+             "price_output_per_m": 4.0}, {"pipeline": "openscholar", "base": "Loop Base"}])).arena
+        session = ArenaSession(battle=last(arena.start_battle(
+            "How do transformers use self-attention instead of recurrence?", visitor=ME)).battle)
+        asked = "How do they encode word order?"
+        battle = last(arena.follow_up(session, asked, visitor=ME)).battle
+    turn = battle.followups[0]
+    pipe = turn.side_a if turn.side_a.model.pipeline else turn.side_b
+    assert pipe.ok and pipe.report is not None and pipe.report.steps[:3] == ("draft", "feedback", "refine")
+    # every step of the follow-up's loop reads the question in the light of the earlier turn
+    for step in ("feedback", "refine"):
+        assert "Earlier in this conversation" in script.seen[step][-1] and asked in script.seen[step][-1]
+    drafts = [r.body["messages"] for r in server.requests("base") if len(r.body["messages"]) == 4]
+    assert len(drafts) == 2  # the bare model's follow-up and the pipeline's follow-up draft
+    first_pipe = battle.side_a if battle.side_a.model.pipeline else battle.side_b
+    assert any(m[2]["content"] == first_pipe.answer.text for m in drafts)  # the pipeline's own first answer
