@@ -30,7 +30,7 @@ def voted_services(scripted, make_services, n=4):
     ({"method": "glicko"}, "method must be one of bt, elo"),
     ({"rating": "median"}, "rating must be one of bootstrap-mean, point"),
     ({"style": "emoji"}, "style must be one of length, citations, supporting, irrelevant"),
-    ({"by": "colour"}, "by must be one of subject, question_type, none"),
+    ({"by": "colour"}, "by must be one of subject, question_type, turns, none"),
     ({"as_of": "yesterday"}, "as_of must be a date such as 2026-11-30"),
 ])
 def test_an_out_of_bounds_request_is_refused_with_a_sentence_before_any_work(scripted, make_services, options,

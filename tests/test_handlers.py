@@ -62,7 +62,10 @@ def test_a_battle_streams_both_answers_then_opens_voting(scripted, ui):
     assert final[v.status].endswith("Both answers are complete — which one is better?")
     assert all(u[v.status].endswith("Answering…") for u in updates[:-1])
     assert session.open_for_vote
-    assert set(settled) == {*v.controls, v.session} and all(interactive(settled[c]) for c in v.controls)
+    # Voting opens, and so does the one new input: the follow-up box (its hint says how many are left).
+    assert set(settled) == {*v.controls, v.session, v.followup_box, v.followup}
+    assert all(interactive(settled[c]) for c in v.controls) and settled[v.followup_box]["visible"] is True
+    assert settled[v.followup]["info"].startswith("3 follow-up questions left")
     assert v.answer_a not in settled  # settling a current battle leaves its answers alone
     # The field choice shows the labeller's guess (attention in transformers: Engineering) once both are done.
     assert settled[v.subject_field]["value"] == "Engineering" == settled[v.session].suggested_subject

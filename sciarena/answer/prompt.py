@@ -12,8 +12,12 @@ Two prompts, both following the structure the SciArena paper documents
   minimal edits) and replies with a JSON object
   ``{"references": [int, ...], "response": str}``.
 
-Both sides of a battle receive byte-identical messages, so the prompt is a
-pure function of the question and the references.
+Both sides of a battle receive byte-identical messages on the first turn, so the
+prompt is a pure function of the question and the references. A follow-up turn
+continues the conversation: the first turn's messages unchanged, then each side's
+OWN earlier answers as assistant messages, and each later question as a user
+message listing only the references new to it (numbered after the earlier ones),
+so the two sides differ only in their own answers.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import re
 from typing import Sequence
 
 from sciarena.core.errors import InvalidQuestion
-from sciarena.core.types import GenerationRequest, Reference
+from sciarena.core.types import Exchange, GenerationRequest, Reference
 
 Message = dict[str, str]
 
@@ -52,6 +56,11 @@ numbered lists, no tables and no code blocks."""
 
 GENERATION_INSTRUCTION = (
     "Answer the question in plain text, citing the papers from the reference list by their numbers."
+)
+
+FOLLOWUP_INSTRUCTION = (
+    "Answer the follow-up question in plain text, in the light of the conversation so far, citing papers from "
+    "any of the reference lists above by their numbers."
 )
 
 POSTPROCESS_SYSTEM_PROMPT = """\
@@ -110,10 +119,36 @@ def build_messages(
                      GENERATION_INSTRUCTION)
 
 
-def answer_request(question: str, references: Sequence[Reference]) -> GenerationRequest:
-    """What both contestants of a battle receive: the question, the references and the one prompt."""
-    return GenerationRequest(question=question, references=tuple(references),
-                             messages=build_messages(question, references))
+def answer_request(question: str, references: Sequence[Reference], history: Sequence[Exchange] = (),
+                   listed: Sequence[Reference] | None = None) -> GenerationRequest:
+    """What a contestant receives: the question, every reference it may cite and the one prompt.
+
+    Without ``history`` (the first turn) both sides get this same request. With it (a follow-up), the
+    messages replay the conversation: ``history[0]`` as the first turn was asked, each exchange's answer as
+    the assistant's, then this ``question`` with ``listed`` — the references new since the last turn (default:
+    every one of ``references`` not listed before)."""
+    if not history:
+        return GenerationRequest(question=question, references=tuple(references),
+                                 messages=build_messages(question, references))
+    seen = {r.number for e in history for r in e.references}
+    new = tuple(listed) if listed is not None else tuple(r for r in references if r.number not in seen)
+    messages = list(build_messages(history[0].question, history[0].references))
+    messages.append({"role": "assistant", "content": history[0].answer.strip()})
+    for earlier in history[1:]:
+        messages += [followup_message(earlier.question, earlier.references),
+                     {"role": "assistant", "content": earlier.answer.strip()}]
+    messages.append(followup_message(question, new))
+    return GenerationRequest(question=question, references=tuple(references), messages=tuple(messages),
+                             history=tuple(history))
+
+
+def followup_message(question: str, added: Sequence[Reference]) -> Message:
+    """The user message of a follow-up: the references found for it (or that none were) and the question."""
+    listed = (f"More references (found for this follow-up question, numbered after the ones above):\n\n"
+              f"{format_references(added)}" if added else
+              "No further papers were found for this follow-up question; the reference lists above still apply.")
+    return {"role": "user",
+            "content": f"{listed}\n\nFollow-up question: {_checked_question(question)}\n\n{FOLLOWUP_INSTRUCTION}"}
 
 
 def build_postprocess_messages(

@@ -1,7 +1,8 @@
 """The arena's rules: which questions start a battle, and which votes count.
 
 ``Arena.start_battle`` validates the question, retrieves once, draws a pair and returns the live
-battle; ``Arena.vote`` accepts one consented vote per finished, votable, unexpired battle and writes
+battle; ``Arena.follow_up`` adds a follow-up turn to a finished, unvoted battle (arena/followups.py);
+``Arena.vote`` accepts one consented vote per finished, votable, unexpired battle and writes
 it durably. Every refusal is a typed SciArenaError (errors.py) whose message is fit for the voter,
 so the UI only shows messages and renders records; these rules are testable without Gradio.
 Both enforce the abuse limits (limits.py), keyed by the visitor's hashed voter id (voter.py): a
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator
 
 from sciarena.answer.prompt import answer_request
+from sciarena.arena import followups
 from sciarena.arena.labels.at_vote import ArenaLabeller
 from sciarena.arena.limits import VisitorLimits, open_limiter
 from sciarena.arena.pairing import new_battle, sample_pair, sample_pair_with
@@ -30,6 +32,7 @@ from sciarena.core.errors import (
     BattleExpired,
     BattleNotFinished,
     BattleNotVotable,
+    FollowUpRefused,
     InvalidChoice,
     InvalidQuestion,
     NoBattle,
@@ -39,7 +42,7 @@ from sciarena.core.errors import (
 )
 from sciarena.core.settings import Settings
 from sciarena.core.text import scrub, storable_text
-from sciarena.core.types import CHOICES, Battle, Choice, Vote
+from sciarena.core.types import CHOICES, Battle, Choice, Retrieval, Vote
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever
 from sciarena.votes.schema import vote_record
@@ -158,13 +161,7 @@ class Arena:
         key = None if visitor is None else limit_keys(visitor, self.settings.id_salt)  # voter id and address
         if limiter.limits.counts_battle(self.pool.active):  # else no battle this pool can draw is counted
             limiter.check_battle(key)
-        try:
-            retrieval = self.retriever.retrieve(question)
-        except SciArenaError:
-            raise
-        except Exception as err:  # a backend bug becomes a message, not a trace
-            log.exception("retrieval failed")
-            raise RetrievalError("Retrieval failed unexpectedly; please try again.") from err
+        retrieval = self._retrieve(question)
         if not retrieval.references:
             # Two answers saying "nothing found" are not worth a vote (or a paid generation).
             raise RetrievalError("No papers matched your question closely enough to answer it, so no model was "
@@ -177,6 +174,60 @@ class Arena:
         request = answer_request(question, retrieval.references)
         lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
         return lease.wrap(self.runner.run(battle, request))
+
+    def follow_up(self, session: ArenaSession | None, question_text: str | None,
+                  visitor: Visitor | None = None) -> Iterator[Progress]:
+        """Ask a follow-up question in the session's battle; return the battle stream of that turn.
+
+        Allowed once every answer so far is complete, before the vote (it is on the whole conversation,
+        arena/followups.py says why), up to ``settings.max_followups`` times. Each follow-up calls both models
+        again, so the limiter counts it as a battle and gives it its own paid slot; the question is searched
+        once (moderation included) and its new papers are shared by both sides."""
+        question = validate_question(question_text, self.settings.max_question_chars)
+        battle = session.battle if session else None
+        if session is None or battle is None:
+            raise FollowUpRefused("There is no battle to follow up yet — ask a question first.")
+        if not self._owns(battle, visitor):
+            raise FollowUpRefused("This battle was started in another browser, so it cannot be continued here.")
+        if session.voted:
+            raise FollowUpRefused("You have voted on this battle, which ends it. Press New battle for another.")
+        if not battle.finished:
+            raise FollowUpRefused("Please wait until both answers are complete.")
+        if not battle.votable:
+            raise FollowUpRefused("One of the answers failed, so this battle cannot be continued.")
+        if len(battle.followups) >= self.settings.max_followups:
+            allowed = self.settings.max_followups
+            raise FollowUpRefused(f"A battle takes up to {allowed} follow-up question{'s' if allowed != 1 else ''}"
+                                  "; please vote now." if allowed else "Follow-up questions are turned off here.")
+        self._check_fresh(battle)
+        limiter = self._limiter
+        key = None if visitor is None else limit_keys(visitor, self.settings.id_salt)
+        pair = (battle.model_a, battle.model_b)
+        if limiter.limits.counts_battle(pair):
+            limiter.check_battle(key)
+        retrieval = self._retrieve(followups.search_text(battle, question))
+        growing = followups.start_turn(battle, question, retrieval, self.clock())
+        requests = followups.side_requests(growing)
+        lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
+        stream = self.runner.run(followups.turn_battle(growing), requests["a"], requests)
+        return followups.follow(growing, lease.wrap(stream))
+
+    def _owns(self, battle: Battle, visitor: Visitor | None) -> bool:
+        """Whether ``visitor`` started ``battle`` (a battle with no owners is anyone's)."""
+        return not battle.owners or bool(set(identities(visitor, self.settings.id_salt)) & set(battle.owners))
+
+    def _check_fresh(self, battle: Battle) -> None:
+        if self.clock() - battle.created_at > self.settings.battle_ttl_s:
+            raise BattleExpired("This battle has expired; please start a new one.")
+
+    def _retrieve(self, question: str) -> Retrieval:
+        try:
+            return self.retriever.retrieve(question)
+        except SciArenaError:
+            raise
+        except Exception as err:  # a backend bug becomes a message, not a trace
+            log.exception("retrieval failed")
+            raise RetrievalError("Retrieval failed unexpectedly; please try again.") from err
 
     def _draw(self) -> tuple:
         sampler = self.pair_sampler
@@ -223,7 +274,7 @@ class Arena:
         if session is None or battle is None:
             raise NoBattle("There is no battle to vote on yet — ask a question first.")
         who = voter_id(ballot.visitor, self.settings.id_salt)
-        if battle.owners and not set(identities(ballot.visitor, self.settings.id_salt)) & set(battle.owners):
+        if not self._owns(battle, ballot.visitor):
             raise NotYourBattle("This battle was started in another browser, so it cannot be voted on from here. "
                                 "Ask your own question to vote.")
         if session.voted:
@@ -232,8 +283,7 @@ class Arena:
             raise BattleNotFinished("Please wait until both answers are complete.")
         if not battle.votable:
             raise BattleNotVotable("One of the answers failed, so this battle cannot be voted on.")
-        if self.clock() - battle.created_at > self.settings.battle_ttl_s:
-            raise BattleExpired("This battle has expired; please start a new one.")
+        self._check_fresh(battle)
         require_consent(ballot.consent)
         # RateLimitedVisitor over votes_per_day, for the voter id or the address
         undo = self._limiter.reserve_vote(limit_keys(ballot.visitor, self.settings.id_salt) or (who,))

@@ -98,8 +98,9 @@ class Progress:
     extra_references: Mapping[str, tuple[Reference, ...]] = field(default_factory=dict)
 
     def references(self, side: Side) -> tuple[Reference, ...]:
-        """What ``side`` may cite right now: the battle's references and any it added."""
-        return self.battle.retrieval.references + tuple(self.extra_references.get(side, ()))
+        """What ``side`` may cite right now: the battle's references (every turn's), those its pipeline added in
+        earlier turns, and any it added in this one."""
+        return self.battle.side_references(side) + tuple(self.extra_references.get(side, ()))
 
     @property
     def finished(self) -> bool:
@@ -121,16 +122,23 @@ class BattleRunner:
         self._tick_s = tick_s
         self._editor = editor  # the optional LLM postprocessor
 
-    def run(self, battle: Battle, request: GenerationRequest) -> Iterator[Progress]:
-        """Yield snapshots until both sides have ended; the last one holds both SideResults."""
+    def run(self, battle: Battle, request: GenerationRequest,
+            requests: Mapping[str, GenerationRequest] | None = None) -> Iterator[Progress]:
+        """Yield snapshots until both sides have ended; the last one holds both SideResults.
+
+        ``requests`` gives each side its own request (a follow-up turn: each side's own earlier answers);
+        by default both get ``request``. One turn, one run: the timeout and the anonymity policy are per turn,
+        the policy's topics being every question asked so far and every reference either side may cite."""
 
         events: queue.Queue[SideEvent] = queue.Queue()
-        shield = Shield(request.question, request.references)
+        per_side = dict(requests or {"a": request, "b": request})
+        asked = " ".join([*(e.question for e in request.history), request.question])
+        shield = Shield(asked, per_side["a"].references + per_side["b"].references)
         start = self._clock()
         specs = {"a": battle.model_a, "b": battle.model_b}
         stop = threading.Event()  # set when this generator ends: abandoned sides stop generating (and billing)
         for side, spec in specs.items():
-            threading.Thread(target=self._pump, args=(side, spec, request, events, stop),
+            threading.Thread(target=self._pump, args=(side, spec, per_side[side], events, stop),
                              name=f"battle-{battle.battle_id[:8]}-{side}", daemon=True).start()
 
         try:
@@ -161,7 +169,8 @@ class BattleRunner:
                 return finals[side]
             shown = shield.show(result.answer.text)
             sides.results[side] = replace(result, answer=replace(result.answer, text=shown.full,
-                                                                 redacted=shown.redacted, masked=shown.masked))
+                                                                 shown=shown.text, redacted=shown.redacted,
+                                                                 masked=shown.masked))
             finals[side] = shown.text
             return shown.text
 

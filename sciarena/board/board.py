@@ -1,7 +1,8 @@
 """One view of the leaderboard, everything the tab shows for it: plain and style-controlled
 Bradley–Terry, online Elo, head-to-head matrices, the rating history and the display rows.
 
-A view is ``"overall"``, ``"subject:<discipline>"`` or ``"question_type:<category>"``: the
+A view is ``"overall"``, ``"subject:<discipline>"``, ``"question_type:<category>"`` or ``"turns:single-turn"`` /
+``"turns:multi-turn"`` (battles without / with follow-up questions): the
 ratings of that view are fitted on its votes only. Pure functions of a :class:`VoteTable`
 and the catalogue facts (:class:`ModelFacts`); the UI memoises :func:`build_board`.
 """
@@ -28,7 +29,7 @@ from sciarena.board.views import (
 from sciarena.core.errors import LeaderboardInputError
 
 OVERALL = "overall"
-VIEW_KINDS = {"subject": "Discipline", "question_type": "Category"}
+VIEW_KINDS = {"subject": "Discipline", "question_type": "Category", "turns": "Turns"}
 ELO_VS_BT = ("Online Elo updates two ratings after every vote, in the order the votes came in, so recent "
              "votes weigh more and the result depends on that order; Bradley–Terry fits all votes at once "
              "and ignores their order. They agree when strengths are stable; they differ when a model "
@@ -48,11 +49,14 @@ class ModelFacts:
 
 
 def view_choices(table: VoteTable) -> list[tuple[str, str]]:
-    """(label, key) for the view selector: overall, each discipline, each question category."""
+    """(label, key) for the view selector: overall, each discipline, each question category, and single- and
+    multi-turn battles once both kinds have votes (before, that view would only repeat another)."""
     choices = [("Overall", OVERALL)]
     for by, label in VIEW_KINDS.items():
         names, codes = table.group_codes(by)
         counts = np.bincount(codes[codes >= 0], minlength=len(names))
+        if by == "turns" and np.count_nonzero(counts) < 2:
+            continue
         choices += [(f"{label}: {name} ({int(n):,} vote{'' if n == 1 else 's'})", f"{by}:{name}")
                     for name, n in zip(names, counts) if n]
     return choices

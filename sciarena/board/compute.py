@@ -31,7 +31,7 @@ from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOME_TIE
 PROVISIONAL_BATTLES = 100  # the paper lists only models with at least 100 votes
 METHODS = ("bt", "elo")
 RATINGS = ("bootstrap-mean", "point")
-GROUP_KEYS = ("subject", "question_type")
+GROUP_KEYS = ("subject", "question_type", "turns")  # turns: single- vs multi-turn battles
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def _check(table: VoteTable, bootstrap: int, min_battles: int, by: Sequence[str]
         raise LeaderboardInputError("the Elo K factor must be positive")
     for key in by:
         if key not in GROUP_KEYS:
-            raise LeaderboardInputError(f"cannot break down by {key!r}; use subject or question_type")
+            raise LeaderboardInputError(f"cannot break down by {key!r}; use subject, question_type or turns")
     if style and method != "bt":
         raise LeaderboardInputError("style control works with the Bradley–Terry method only")
     if style_procedure not in STYLE_PROCEDURES:

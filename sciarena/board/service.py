@@ -40,7 +40,7 @@ MAX_SEED = 2**32 - 1
 API_MEMO_ENTRIES = 16  # endpoint results have their own memo, so callers cannot evict the page's boards
 METHODS = ("bt", "elo")
 RATINGS = ("bootstrap-mean", "point")
-BREAKDOWNS = ("subject", "question_type")
+BREAKDOWNS = ("subject", "question_type", "turns")
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,10 @@ class Exclusions:
         return dataclasses.asdict(self)
 
 
+# The ``turns`` breakdown's groups: battles of one question, and battles with follow-up questions.
+TURN_GROUPS: tuple[str, ...] = ("single-turn", "multi-turn")
+
+
 @dataclass(frozen=True, eq=False)
 class VoteTable:
     """Usable votes as arrays; ``models``/``subjects``/``question_types`` name the codes.
@@ -111,13 +115,16 @@ class VoteTable:
         return np.bincount(self.a, minlength=m) + np.bincount(self.b, minlength=m)
 
     def group_codes(self, by: str) -> tuple[tuple[str, ...], np.ndarray]:
-        """(group names, per-vote group code) for ``by`` in {"subject", "question_type"}."""
+        """(group names, per-vote group code) for ``by`` in {"subject", "question_type", "turns"}."""
         if by == "subject":
             return self.subjects, self.subject
         if by == "question_type":
             return self.question_types, self.question_type
+        if by == "turns":  # a record without num_turns (before schema 5, released data) is one question
+            turns = self.features["turns"][:, 0]
+            return TURN_GROUPS, (np.isfinite(turns) & (turns > 1)).astype(np.int16)
         raise LeaderboardInputError(f"cannot break the leaderboard down by {by!r}; "
-                                    "use 'subject' or 'question_type'")
+                                    "use 'subject', 'question_type' or 'turns'")
 
     def subset(self, mask: np.ndarray) -> "VoteTable":
         """The votes selected by a boolean mask (vocabularies kept)."""

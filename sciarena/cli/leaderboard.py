@@ -72,7 +72,8 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              f"Table 2 lists from {PROVISIONAL_BATTLES})")
     parser.add_argument("--by", action="append", metavar="|".join(GROUP_KEYS + ("none",)),
                         choices=GROUP_KEYS + ("none",),
-                        help="per-group rating columns (repeatable; default subject)")
+                        help="per-group rating columns (repeatable; default subject; turns: battles of one "
+                             "question against battles with follow-up questions)")
     parser.add_argument("--method", choices=METHODS, default="bt",
                         help="bt = Bradley–Terry (default); elo = online Elo")
     parser.add_argument("--k", type=positive_number, default=DEFAULT_K,

@@ -16,6 +16,10 @@ class InvalidQuestion(SciArenaError):
     """The question is empty, too long or otherwise unusable."""
 
 
+class FollowUpRefused(InvalidQuestion):
+    """A follow-up question cannot be asked now: no finished battle, already voted, or no follow-ups left."""
+
+
 class FlaggedQuestion(InvalidQuestion):
     """Moderation flagged the question; nothing was sent to any model."""
 

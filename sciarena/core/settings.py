@@ -49,6 +49,7 @@ class Settings:
     passages_per_paper: int | None = None  # at most this many of one paper's passages in the top_k; None = no cap
     min_citations: int = 0  # Semantic Scholar only: papers cited fewer times are not searched; 0 = no floor
     max_question_chars: int = 4000
+    max_followups: int = 3  # follow-up questions a visitor may ask in one battle before voting; 0 = none
     generation_timeout_s: float = 120.0
     battle_ttl_s: float = 6 * 3600.0  # a battle older than this can no longer be voted on
     models_file: Path | None = None  # user additions/overrides to the model catalogue
@@ -110,6 +111,7 @@ class Settings:
             passages_per_paper=_limit(env, "SCIARENA_PASSAGES_PER_PAPER", 0) or None,
             min_citations=_limit(env, "SCIARENA_MIN_CITATIONS", 0),
             max_question_chars=_int(env, "SCIARENA_MAX_QUESTION_CHARS", 4000),
+            max_followups=_count(env, "SCIARENA_MAX_FOLLOWUPS", 3),
             generation_timeout_s=_float(env, "SCIARENA_GENERATION_TIMEOUT", 120.0),
             models_file=Path(models) if models else None,
             index_cache_dir=Path(cache) if cache else None,
@@ -144,6 +146,14 @@ def _limit(env: Mapping[str, str], name: str, default: int) -> int:
     value = _int(env, name, default)
     if value < 0:
         raise ValueError(f"{name} must be 0 (no limit) or a positive integer, got {value}")
+    return value
+
+
+def _count(env: Mapping[str, str], name: str, default: int) -> int:
+    """A non-negative count where 0 means none (not "no limit", as for ``_limit``)."""
+    value = _int(env, name, default)
+    if value < 0:
+        raise ValueError(f"{name} must be 0 (none) or a positive integer, got {value}")
     return value
 
 

@@ -171,13 +171,24 @@ class Revision:
 
 
 @dataclass(frozen=True)
-class GenerationRequest:
-    """Everything a contestant receives: both sides of a battle get the same request."""
+class Exchange:
+    """One earlier turn of a battle as one side saw it: the visitor's question and that side's own answer."""
 
     question: str
-    references: tuple[Reference, ...]
-    messages: tuple[Mapping[str, str], ...] = ()  # chat messages built by prompting.py
+    answer: str
+    references: tuple[Reference, ...] = ()  # the references listed with this question (the first turn: all)
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """Everything a contestant receives. On the first turn both sides get the same request; on a follow-up
+    each gets its own, since its ``history`` holds its own earlier answers (answer.prompt.answer_request)."""
+
+    question: str  # this turn's question
+    references: tuple[Reference, ...]  # every reference this side may cite now
+    messages: tuple[Mapping[str, str], ...] = ()  # chat messages built by answer/prompt.py
     revision: Revision | None = None  # set only on a pipeline's feedback and refinement calls
+    history: tuple[Exchange, ...] = ()  # earlier turns, oldest first (empty on the first turn)
 
 
 @dataclass(frozen=True)
@@ -255,6 +266,13 @@ class Answer:
     cited: tuple[int, ...]  # reference numbers, in order of first citation
     redacted: bool = False  # an identity word was removed (anonymity policy)
     masked: bool = False  # a model name the question shares with the catalogue was hidden until the vote
+    # What the page shows until the vote ("" = ``text``): with ``masked`` names hidden. Kept so that a
+    # follow-up turn shows the earlier answers as they were shown, not unmasked.
+    shown: str = ""
+
+    @property
+    def before_vote(self) -> str:
+        return self.shown or self.text
 
 
 @dataclass(frozen=True)
@@ -306,14 +324,68 @@ class Battle:
     # Hashed voter ids (votes.voter.voter_id) of whoever started it: as signed in, and as their browser
     # alone. A vote must come from one of them (empty: anyone, a battle a caller that knows nobody started).
     owners: tuple[str, ...] = ()
+    # The follow-up turns after the first (question/retrieval/side_a/side_b above), oldest first; the last
+    # one's sides are None while it runs. The vote is on the whole conversation (arena.followups).
+    followups: tuple["Turn", ...] = ()
 
     @property
     def finished(self) -> bool:
-        return self.side_a is not None and self.side_b is not None
+        """Every turn's two sides have ended."""
+        return all(t.side_a is not None and t.side_b is not None for t in self.turns)
 
     @property
     def votable(self) -> bool:
-        return self.finished and self.side_a.ok and self.side_b.ok  # type: ignore[union-attr]
+        """Finished, and every answer of every turn is there: a failed follow-up closes the vote as a failed
+        first answer does (the voter would be judging a conversation one side could not finish)."""
+        return self.finished and all(t.side_a.ok and t.side_b.ok for t in self.turns)  # type: ignore[union-attr]
+
+    @property
+    def turns(self) -> tuple["Turn", ...]:
+        """Every turn, the first included, as Turn records."""
+        first = Turn(question=self.question, retrieval=self.retrieval, side_a=self.side_a, side_b=self.side_b,
+                     added=self.retrieval.references)
+        return (first, *self.followups)
+
+    @property
+    def references(self) -> tuple[Reference, ...]:
+        """The references both sides share now: the first retrieval's, then each follow-up's, by number."""
+        return tuple(r for t in self.turns for r in t.added)
+
+    def last_number(self) -> int:
+        """The highest reference number any side has seen (a pipeline's own ones included), so that a
+        follow-up's new references never take a number already cited."""
+        own = (r for t in self.turns for s in (t.side_a, t.side_b) if s is not None for r in s.extra_references)
+        return max((r.number for r in (*self.references, *own)), default=0)
+
+    def side_references(self, letter: str, upto: int | None = None) -> tuple[Reference, ...]:
+        """What side ``letter`` could cite in turn ``upto`` (0 = the first; None = the last): the shared
+        references of that turn and before, and the ones its own pipeline added, in number order."""
+        turns = self.turns if upto is None else self.turns[: upto + 1]
+        own = [r for t in turns if t.side(letter) is not None for r in t.side(letter).extra_references]  # type: ignore[union-attr]
+        return tuple(sorted((*(r for t in turns for r in t.added), *own), key=lambda r: r.number))
+
+    def cited_in(self, letter: str, upto: int) -> list[Reference]:
+        """The references side ``letter``'s answer in turn ``upto`` cited, in number order."""
+        side = self.turns[upto].side(letter)
+        cited = set(side.answer.cited) if side is not None and side.answer is not None else set()
+        return [r for r in self.side_references(letter, upto) if r.number in cited]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One question of a battle and its two answers. The first turn is the Battle's own fields; a follow-up's
+    ``retrieval`` is the search run for its question and ``added`` the references it added (numbered after every
+    reference before it, shared by both sides)."""
+
+    question: str
+    retrieval: Retrieval
+    side_a: SideResult | None = None
+    side_b: SideResult | None = None
+    added: tuple[Reference, ...] = ()
+    started_at: float = 0.0  # epoch seconds (0 for the first turn: the battle's created_at)
+
+    def side(self, letter: str) -> SideResult | None:
+        return self.side_a if letter.lower() == "a" else self.side_b
 
 
 @dataclass(frozen=True)

@@ -134,7 +134,8 @@ class OpenScholarLoop:
     def _feedback(self, answer: str) -> Generator[Delta, None, tuple[FeedbackItem, ...]]:
         self._check_budget()
         yield Delta(status="Reviewing the draft for gaps")
-        request = replace(self.request, messages=feedback_messages(self.request.question, self.references, answer),
+        request = replace(self.request, messages=feedback_messages(self.request.question, self.references, answer,
+                                                                     self.request.history),
                           revision=Revision("feedback", answer))
         reply = yield from self._call("feedback", request, show=False, timeout_s=self._remaining())
         try:
@@ -157,7 +158,8 @@ class OpenScholarLoop:
         yield Delta(status=f"Revising the answer for feedback {number} of {total}", restart=True)
         request = GenerationRequest(
             question=self.request.question, references=tuple(self.references),
-            messages=refine_messages(self.request.question, self.references, answer, item),
+            messages=refine_messages(self.request.question, self.references, answer, item, self.request.history),
+            history=self.request.history,
             revision=Revision("refine", answer, feedback=item.issue, search=item.search,
                               added=tuple(r.number for r in self.extra)))
         try:

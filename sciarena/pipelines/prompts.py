@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from sciarena.answer.prompt import Message, format_references
 from sciarena.core.errors import MalformedOutput
-from sciarena.core.types import Reference
+from sciarena.core.types import Exchange, Reference
 
 MAX_FEEDBACK_ITEMS = 3
 MAX_ISSUE_CHARS = 600
@@ -58,18 +58,31 @@ class Feedback:
     returned: int  # how many items the model gave (only the first MAX_FEEDBACK_ITEMS are used)
 
 
-def feedback_messages(question: str, references: Sequence[Reference], answer: str) -> tuple[Message, ...]:
-    user = (f"Reference list:\n\n{format_references(references)}\n\nQuestion: {question.strip()}\n\n"
+def feedback_messages(question: str, references: Sequence[Reference], answer: str,
+                      history: Sequence[Exchange] = ()) -> tuple[Message, ...]:
+    user = (f"Reference list:\n\n{format_references(references)}\n\n{conversation(history)}"
+            f"Question: {question.strip()}\n\n"
             f"Draft answer:\n{answer.strip()}\n\nReturn the JSON object with your feedback.")
     return ({"role": "system", "content": FEEDBACK_SYSTEM_PROMPT}, {"role": "user", "content": user})
 
 
 def refine_messages(question: str, references: Sequence[Reference], answer: str,
-                    item: FeedbackItem) -> tuple[Message, ...]:
-    user = (f"Reference list:\n\n{format_references(references)}\n\nQuestion: {question.strip()}\n\n"
+                    item: FeedbackItem, history: Sequence[Exchange] = ()) -> tuple[Message, ...]:
+    user = (f"Reference list:\n\n{format_references(references)}\n\n{conversation(history)}"
+            f"Question: {question.strip()}\n\n"
             f"Answer to revise:\n{answer.strip()}\n\nFeedback to address: {item.issue}\n\n"
             "Write the revised answer.")
     return ({"role": "system", "content": REFINE_SYSTEM_PROMPT}, {"role": "user", "content": user})
+
+
+def conversation(history: Sequence[Exchange]) -> str:
+    """A follow-up's earlier turns, for the feedback and refinement steps (empty on the first turn): the
+    question is read in their light, as the draft was (its messages replay the conversation)."""
+    if not history:
+        return ""
+    turns = "\n\n".join(f"Earlier question: {e.question.strip()}\nEarlier answer: {e.answer.strip()}"
+                         for e in history)
+    return f"Earlier in this conversation:\n\n{turns}\n\nThe question below follows up on it.\n\n"
 
 
 _FENCE = re.compile(r"^```(?:json)?[ \t]*\n(?P<body>.*)\n```$", re.DOTALL)

@@ -2,7 +2,7 @@
 
 Stable hooks (scripted clients and browser tests rely on them):
 element ids question, send, answer-a, answer-b, references-a, references-b, vote-a, vote-b, vote-tie,
-vote-bad, vote-field, reason, consent, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
+vote-bad, vote-field, reason, consent, followup-box, followup, followup-send, followup-error, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
 new-battle, leaderboard-table, board-view, board-style, board-rating, board-csv; after the vote (ui/takeaway.py)
 share, share-reason, takeaway-a/b, stats-a/b, copy-a/b, download-bib-a/b, download-ris-a/b, battle-link; a
 battle's own view (ui/battle_view.py, ``?battle=<id>``) battle-view, battle-view-head, view-answer-a/b,
@@ -43,7 +43,7 @@ CSS = """
 #status { color: var(--body-text-color-subdued); }
 #mode-banner { background: var(--color-accent-soft); border-radius: 8px; padding: 0.5rem 0.9rem; }
 /* The Markdown's own paragraphs set a colour, so the message colours them, not only its box. */
-#question-error, #question-error p, #vote-error, #vote-error p { color: var(--error-text-color); font-weight: 600; }
+#question-error, #question-error p, #vote-error, #vote-error p, #followup-error, #followup-error p { color: var(--error-text-color); font-weight: 600; }
 /* The vote buttons stay in reach while the answers are read: at 390 px two full answers are several
    screens long. Sticky, not fixed, so the bar takes its own place at the end and hides nothing there.
    Gradio's container clips with overflow: hidden, which would make it the bar's scroll box and stop the
@@ -56,6 +56,10 @@ CSS = """
 #vote-bar .vote-buttons { flex-wrap: wrap; gap: 0.4rem; }
 #vote-bar .vote-buttons button { flex: 1 1 8rem; min-width: 0 !important; }
 @media (max-width: 640px) { #vote-bar .vote-buttons button { flex-basis: 40%; padding: 0.4rem; } }
+/* The follow-up box: one line under the two answers, its button beside it (under it on a phone). */
+#followup-box { gap: 0.3rem; }
+#followup-box .followup-row { flex-wrap: wrap; gap: 0.4rem; }
+#followup-send { flex: 0 1 10rem; min-width: 8rem !important; align-self: flex-end; }
 /* The field choice is a small line, not a second form: compact pills that wrap on a phone. */
 #vote-field { padding: 0.2rem 0.4rem; }
 #vote-field .wrap { gap: 0.25rem 0.4rem; }
@@ -190,6 +194,15 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "", ma
                                        latex_delimiters=render.latex_delimiters())
                 refs_b = gr.Markdown(elem_id="references-b")
                 panel_b = takeaway.side_panel("B")
+        # Once both answers are complete and until the vote (the vote is on the whole conversation), with
+        # follow-ups left; a visitor who never asks one sees only this box (ui/handlers.py ``_followup``).
+        with gr.Column(visible=False, elem_id="followup-box") as followup_box:
+            with gr.Row(equal_height=True, elem_classes="followup-row"):
+                followup = gr.Textbox(label="Ask a follow-up question (both models answer it, each with the "
+                                            "conversation so far)", elem_id="followup", lines=1, max_lines=6,
+                                      scale=4, min_width=220)
+                followup_send = gr.Button("Ask both", elem_id="followup-send", scale=1, min_width=120)
+            followup_error = gr.Markdown("", elem_id="followup-error")
         with gr.Row(equal_height=True):
             reason = gr.Textbox(label="Why? (optional — sent with your vote, helps others learn from it)",
                                 elem_id="reason", lines=1, max_lines=6, interactive=False, scale=4)
@@ -219,7 +232,9 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "", ma
                      answer_b=answer_b, refs_a=refs_a, refs_b=refs_b, consent=consent, vote_buttons=buttons,
                      reason=reason, model_names=model_names, choice=choice, api_question=api_question,
                      question_error=question_error, vote_error=vote_error, browser_key=browser_key,
-                     session=session, turn=turn, subject_field=subject_field, takeaway=taken)
+                     session=session, turn=turn, subject_field=subject_field, takeaway=taken,
+                     followup_box=followup_box, followup=followup, followup_send=followup_send,
+                     followup_error=followup_error)
 
 
 def wire_arena(handlers: ArenaHandlers) -> None:
@@ -238,6 +253,7 @@ def wire_arena(handlers: ArenaHandlers) -> None:
     running.then(handlers.settle, [v.session, v.turn], v.screen, api_visibility="private")
     v.question.submit(None, None, None, js="() => document.querySelector('#send')?.click()",
                       api_visibility="private")
+    asking = wire_followups(handlers)
     v.api_question.submit(handlers.battle, [v.api_question, v.session, v.turn], v.battle_outputs,
                           api_name="battle", concurrency_limit=32)
     for button, (_, _, value) in zip(v.vote_buttons, VOTE_BUTTONS):
@@ -253,7 +269,24 @@ def wire_arena(handlers: ArenaHandlers) -> None:
     # Cancelling stops the running battle's generation; settle (above) then runs and removes any
     # update of it that arrived after this blank screen.
     v.new_battle.click(handlers.new_battle, [v.turn], [v.question, *v.screen, v.turn], api_visibility="private",
-                       queue=False, cancels=[running])
+                       queue=False, cancels=[running, *asking])
+
+
+def wire_followups(handlers: ArenaHandlers) -> list:
+    """Ask both (or Enter in the follow-up box): close the vote and the box, stream the next turn into both
+    panels, then settle opens them again. Returns the running event, for New battle to cancel."""
+    v = handlers.view
+    if v.followup_send is None or v.followup is None:
+        return []
+    locked = v.followup_send.click(handlers.follow_up_lock, [v.session],
+                                   [*v.controls, *v.followup_outputs, v.question_error, v.vote_error],
+                                   api_visibility="private", queue=False)
+    asking = locked.then(handlers.follow_up_in_page, [v.followup, v.session, v.turn, v.browser_key],
+                         v.page_followup_outputs, api_visibility="private", concurrency_limit=32)
+    asking.then(handlers.settle, [v.session, v.turn], v.screen, api_visibility="private")
+    v.followup.submit(None, None, None, js="() => document.querySelector('#followup-send')?.click()",
+                      api_visibility="private")
+    return [asking]
 
 
 def launch_kwargs() -> dict:

@@ -22,7 +22,7 @@ import gradio as gr
 
 from sciarena.core.types import CHOICES
 from sciarena.ui import render
-from sciarena.ui.takeaway import download_links, references_from_citations, side_export
+from sciarena.ui.takeaway import download_links, references_from_citations, side_export, summed_figures
 from sciarena.wiring import BattleArchive, Visitor, voter_id
 
 NOT_FOUND = "**Battle not found.** The link may be mistyped, or its voter did not share this battle."
@@ -147,21 +147,35 @@ def view_updates(view: BattleView, archive: BattleArchive, battle_id: str | None
                 view.sides: gr.update(visible=False)}
     updates: dict[Any, Any] = {view.box: gr.update(visible=True), view.head: head_markdown(record),
                                view.sides: gr.update(visible=True)}
+    turns = record_turns(record)
     for side, letter in ((view.a, "A"), (view.b, "B")):
         low = letter.lower()
-        references = references_from_citations(record.get(f"citations_{low}"))
-        figures = {"first_token_s": record.get(f"first_token_s_{low}"), "total_s": record.get(f"latency_s_{low}"),
-                   "input_tokens": record.get(f"input_tokens_{low}"),
-                   "output_tokens": record.get(f"output_tokens_{low}"), "cost_usd": record.get(f"cost_usd_{low}")}
+        asked = [(str(t.get("question") or ""), str(t.get(f"response{letter}") or ""),
+                  references_from_citations(t.get(f"citations_{low}"))) for t in turns]
+        figures = summed_figures([{"first_token_s": t.get(f"first_token_s_{low}"), "total_s": t.get(f"latency_s_{low}"),
+                                   "input_tokens": t.get(f"input_tokens_{low}"),
+                                   "output_tokens": t.get(f"output_tokens_{low}"),
+                                   "cost_usd": t.get(f"cost_usd_{low}")} for t in turns])
         model = str(record.get(f"model{letter}") or "unknown")
-        text = str(record.get(f"response{letter}") or "")
-        export = side_export(str(record.get("id")), str(record.get("question") or ""), letter, model, text,
-                             references, figures)
-        updates |= {side.answer: f"**Model {letter}: {render.escape(model)}**\n\n"
-                                 + render.answer_markdown(text, references=references),
-                    side.references: render.references_markdown(references), side.stats: export.stats,
-                    side.files: download_links(export, str(record.get("id")))}
+        (question, text, references), followups = asked[0], asked[1:]
+        export = side_export(str(record.get("id")), question, letter, model, text, references, figures, followups)
+        cited = {r.number: r for _, _, refs in asked for r in refs}
+        body = render.answer_markdown(text, references=references) if not followups else "\n\n<hr>\n\n".join(
+            f"{render.turn_question(i, q)}\n\n{render.answer_markdown(t, references=refs)}"
+            for i, (q, t, refs) in enumerate(asked))
+        updates |= {side.answer: f"**Model {letter}: {render.escape(model)}**\n\n" + body,
+                    side.references: render.references_markdown([cited[n] for n in sorted(cited)]),
+                    side.stats: export.stats, side.files: download_links(export, str(record.get("id")))}
     return updates
+
+
+def record_turns(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """A stored record's turns (schema 5 ``turns``); an older record, or one whose ``turns`` is unreadable,
+    is its one question, read from the released fields."""
+    turns = record.get("turns")
+    if isinstance(turns, list) and turns and all(isinstance(t, dict) for t in turns):
+        return turns
+    return [record]
 
 
 def head_markdown(record: dict[str, Any]) -> str:
@@ -171,6 +185,10 @@ def head_markdown(record: dict[str, Any]) -> str:
             f"**Model B:** {render.escape(str(record.get('modelB') or '?'))}"
     lines = ["## A SciArena battle", f"**Question:** {render.escape(str(record.get('question') or ''))}", "",
              names, "", f"**Vote:** {verdict}" + (f" · {_date(record)}" if _date(record) else "")]
+    asked = len(record_turns(record))
+    if asked > 1:
+        lines += ["", f"{asked} questions: the first and {asked - 1} follow-up{'s' if asked > 2 else ''}; "
+                      "the vote is on the whole conversation."]
     if record.get("reason"):
         lines += ["", f"**Reason given:** {render.escape(str(record['reason']))}"]
     return "\n".join(lines)

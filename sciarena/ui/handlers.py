@@ -14,7 +14,7 @@ leaves bare "Error" pills on every output).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import gradio as gr
@@ -55,6 +55,15 @@ class ArenaView:
     turn: gr.State  # int: written only by Send and New battle (see ArenaHandlers)
     subject_field: gr.Radio  # the question's field, proposed by the labeller, which the asker may change
     takeaway: "TakeawayView | None" = None  # share choice, link and the after-vote take-away (ui/takeaway.py)
+    # A follow-up question: shown once both answers are complete, hidden after the vote or the last one allowed.
+    followup_box: gr.Column | None = None
+    followup: gr.Textbox | None = None
+    followup_send: gr.Button | None = None
+    followup_error: gr.Markdown | None = None  # why a follow-up was refused, under its box
+
+    @property
+    def followup_outputs(self) -> list[Any]:
+        return [c for c in (self.followup_box, self.followup, self.followup_error) if c is not None]
 
     @property
     def share_inputs(self) -> list[Any]:
@@ -79,7 +88,8 @@ class ArenaView:
     @property
     def screen(self) -> list[Any]:
         """What a battle shows: answers, references, status, reveal, controls, session, messages."""
-        return [*self.battle_outputs, self.model_names, *self.controls, self.question_error, self.vote_error]
+        return [*self.battle_outputs, self.model_names, *self.controls, self.question_error, self.vote_error,
+                *self.followup_outputs]
 
     @property
     def page_battle_outputs(self) -> list[Any]:
@@ -90,7 +100,13 @@ class ArenaView:
     def page_vote_outputs(self) -> list[Any]:
         """What a vote button updates: the reveal, the answers in full, the session, the closed controls and
         the vote's message."""
-        return [self.model_names, self.answer_a, self.answer_b, self.session, *self.controls, self.vote_error]
+        return [self.model_names, self.answer_a, self.answer_b, self.session, *self.controls, self.vote_error,
+                *([self.followup_box] if self.followup_box is not None else [])]  # hidden: the vote ends the battle
+
+    @property
+    def page_followup_outputs(self) -> list[Any]:
+        """What a follow-up's stream updates: the battle's outputs and the follow-up's own box and message."""
+        return [*self.battle_outputs, *self.followup_outputs]
 
 
 class ArenaHandlers:
@@ -145,41 +161,75 @@ class ArenaHandlers:
             return
         yield from self._stream(progress, turn)
 
-    def _stream(self, progress: Iterator[Any], turn: int | None) -> Iterator[Updates]:
+    def follow_up_lock(self, session: ArenaSession | None) -> Updates:
+        """Ask (before the stream): voting and the follow-up box close while the next answers are written
+        (settle opens them again), so neither a vote nor a second follow-up lands mid-turn."""
+        closed = {control: gr.update(interactive=False) for control in self.view.controls}
+        return {**closed, **self._followup(None), **self._no_messages()}
+
+    def follow_up_in_page(self, question: str, session: ArenaSession | None, turn: int | None,
+                          browser_key: str | None, request: gr.Request,
+                          profile: gr.OAuthProfile | None) -> Iterator[Updates]:
+        """Ask in the page: the follow-up turn streams into both panels under the earlier turns; a refusal is
+        written under the follow-up box (settle then shows the box again, the question still in it)."""
+        try:
+            progress = self.arena.follow_up(session, question,
+                                            visitor=visitor(request, profile, browser_key, self._hops))
+        except SciArenaError as err:
+            if self.view.followup_error is not None:
+                yield {self.view.followup_error: message_markdown(str(err))}
+            return
+        cleared = {self.view.followup: ""} if self.view.followup is not None else {}
+        first = True
+        for updates in self._stream(progress, turn, session):
+            yield {**updates, **cleared} if first else updates
+            first = False
+
+    def _stream(self, progress: Iterator[Any], turn: int | None,
+                session: ArenaSession | None = None) -> Iterator[Updates]:
         """The battle's snapshots as updates. Closing this generator (Gradio does when the client goes away
         or cancels) closes the battle at once: its sides stop and its paid slot is freed, not left to the
         garbage collector."""
         try:
-            yield from self._updates(progress, turn)
+            yield from self._updates(progress, turn, session)
         finally:
             close = getattr(progress, "close", None)
             if close is not None:
                 close()
 
-    def _updates(self, progress: Iterator[Any], turn: int | None) -> Iterator[Updates]:
+    def _updates(self, progress: Iterator[Any], turn: int | None,
+                 session: ArenaSession | None = None) -> Iterator[Updates]:
+        """Each snapshot as both panels (every turn so far, the last as it streams), the reference lists
+        and the status line. ``session``: the follow-up's (its field proposal kept); None for a new battle."""
         v = self.view
         status = ""
         for snapshot in progress:
             battle = snapshot.battle
-            current = ArenaSession(battle=battle, turn=turn or 0)
-            status = status or render.retrieval_status(battle.retrieval)  # retrieval is done once, before the stream
+            current = replace(session, battle=battle) if session is not None else \
+                ArenaSession(battle=battle, turn=turn or 0)
+            # Retrieval is done once per turn, before its stream.
+            status = status or render.retrieval_status(battle.turns[-1].retrieval, follow_up=len(battle.turns) > 1)
+            last = len(battle.turns) - 1
             if not snapshot.finished:
                 # Every reference while streaming: which ones an answer cites is known only at the end.
-                yield {v.answer_a: render.answer_markdown(snapshot.text_a, references=snapshot.references("a"),
-                                                          status=snapshot.status.get("a", "")),
-                       v.answer_b: render.answer_markdown(snapshot.text_b, references=snapshot.references("b"),
-                                                          status=snapshot.status.get("b", "")),
-                       v.refs_a: "", v.refs_b: "", v.status: status + " Answering…", v.session: current}
+                yield {v.answer_a: render.conversation_markdown(battle, "a", snapshot.text_a,
+                                                                references=snapshot.references("a"),
+                                                                status=snapshot.status.get("a", "")),
+                       v.answer_b: render.conversation_markdown(battle, "b", snapshot.text_b,
+                                                                references=snapshot.references("b"),
+                                                                status=snapshot.status.get("b", "")),
+                       v.refs_a: render.conversation_cited(battle, "a"), v.refs_b: render.conversation_cited(battle, "b"),
+                       v.status: status + " Answering…", v.session: current}
                 continue
             done = "Both answers are complete — which one is better?" if battle.votable else \
                 "One answer failed, so this battle cannot be voted on."
-            retrieval = battle.retrieval
-            yield {v.answer_a: render.answer_markdown(snapshot.text_a, shown_error(battle.side_a),
-                                                      render.cited_for_answer(battle.side_a, retrieval)),
-                   v.answer_b: render.answer_markdown(snapshot.text_b, shown_error(battle.side_b),
-                                                      render.cited_for_answer(battle.side_b, retrieval)),
-                   v.refs_a: render.cited_markdown(battle.side_a, retrieval),
-                   v.refs_b: render.cited_markdown(battle.side_b, retrieval),
+            final = battle.turns[-1]
+            yield {v.answer_a: render.conversation_markdown(battle, "a", snapshot.text_a, shown_error(final.side_a),
+                                                            battle.cited_in("a", last)),
+                   v.answer_b: render.conversation_markdown(battle, "b", snapshot.text_b, shown_error(final.side_b),
+                                                            battle.cited_in("b", last)),
+                   v.refs_a: render.conversation_cited(battle, "a"),
+                   v.refs_b: render.conversation_cited(battle, "b"),
                    v.status: f"{status} {done}", v.session: current}
 
     def settle(self, session: ArenaSession | None, turn: int | None) -> Updates:
@@ -188,21 +238,39 @@ class ArenaHandlers:
         if session is None or session.battle is None or session.turn != (turn or 0):
             return self._blank(ArenaSession(turn=turn or 0))
         if not session.open_for_vote:
-            return self.open_controls(session)
+            return {**self.open_controls(session), **self._followup(session)}
         proposed = self.arena.suggest_subject(session)  # the labeller's field, shown as the choice's value
-        return {**self.open_controls(proposed), self.view.session: proposed,
+        return {**self.open_controls(proposed), self.view.session: proposed, **self._followup(proposed),
                 self.view.subject_field: gr.update(value=proposed.suggested_subject or None, interactive=True)}
+
+    def _followup(self, session: ArenaSession | None, *, clear: bool = False) -> Updates:
+        """The follow-up box: shown exactly while this session's battle is open for the vote and has follow-ups
+        left (SCIARENA_MAX_FOLLOWUPS); ``clear`` also empties it (a new battle)."""
+        v = self.view
+        if v.followup_box is None or v.followup is None:
+            return {}
+        battle = session.battle if session else None
+        left = self.arena.settings.max_followups - (len(battle.followups) if battle else 0)
+        shown = bool(session and session.open_for_vote and left > 0)
+        box = {v.followup_box: gr.update(visible=shown)}
+        if shown:
+            hint = f"{left} follow-up question{'s' if left != 1 else ''} left; the vote is on the whole conversation"
+            box[v.followup] = gr.update(info=hint, **({"value": ""} if clear else {}))
+        elif clear:
+            box[v.followup] = ""
+        return box
 
     def _blank(self, session: ArenaSession) -> Updates:
         v = self.view
         blank = {component: "" for component in (v.answer_a, v.answer_b, v.refs_a, v.refs_b, v.status,
                                                  v.model_names)}
         closed = {button: gr.update(interactive=False) for button in v.vote_buttons}
-        return {**blank, **closed, v.reason: gr.update(value="", interactive=False),
+        return {**blank, **closed, v.reason: gr.update(value="", interactive=False), **self._followup(None, clear=True),
                 v.subject_field: gr.update(value=None, interactive=False), v.session: session}
 
     def _no_messages(self) -> Updates:
-        return {self.view.question_error: "", self.view.vote_error: ""}
+        errors = {self.view.question_error: "", self.view.vote_error: ""}
+        return errors | ({self.view.followup_error: ""} if self.view.followup_error is not None else {})
 
     def open_controls(self, session: ArenaSession | None) -> Updates:
         """Vote buttons and reason box open exactly while this session's battle can be voted on."""
@@ -231,13 +299,15 @@ class ArenaHandlers:
                         subject=subject, shared=shared, shared_reason=shared_reason)
         voted = self.arena.vote(session, ballot)
         assert voted.vote is not None and voted.battle is not None
-        battle, retrieval = voted.battle, voted.battle.retrieval
+        battle, last = voted.battle, len(voted.battle.turns) - 1
         # With the names, the answers in full: model names the question shared were hidden until now.
-        full = {box: render.answer_markdown(side.answer.text, None, render.cited_for_answer(side, retrieval))
-                for box, side in ((self.view.answer_a, battle.side_a), (self.view.answer_b, battle.side_b))
+        full = {box: render.conversation_markdown(battle, letter, side.answer.text, None,
+                                                  battle.cited_in(letter, last), revealed=True)
+                for box, letter, side in ((self.view.answer_a, "a", battle.turns[-1].side_a),
+                                          (self.view.answer_b, "b", battle.turns[-1].side_b))
                 if side is not None and side.answer is not None}
         return {self.view.model_names: render.reveal_markdown(battle, voted.vote.choice), **full,
-                self.view.session: voted, **self.open_controls(voted)}
+                self.view.session: voted, **self.open_controls(voted), **self._followup(voted)}
 
     def vote_button(self, choice: str) -> Callable[..., Updates]:
         """The click handler of one vote button: a refusal is written by the buttons and stays until

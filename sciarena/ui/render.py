@@ -55,6 +55,9 @@ ANSWER_CSS = """
 .answer-box pre { max-width: 100%; overflow-x: auto; }
 .answer-box h1, .answer-box h2 { font-size: 1.2rem; }
 .answer-box h3, .answer-box h4, .answer-box h5, .answer-box h6 { font-size: 1.05rem; }
+.answer-box .turn-question { margin: 0 0 0.4rem; padding: 0.3rem 0.6rem; border-radius: 6px;
+                             background: var(--background-fill-secondary); overflow-wrap: anywhere; }
+.answer-box hr { margin: 0.9rem 0; }
 a.cite { text-decoration: none; white-space: nowrap; font-weight: 600; }
 a.cite:hover, a.cite:focus { text-decoration: underline; }
 details.reference { margin: 0.3rem 0; padding: 0.25rem 0.5rem; border-left: 3px solid transparent;
@@ -378,6 +381,49 @@ def cited_for_answer(side: SideResult | None, retrieval: Retrieval) -> tuple[Ref
     return tuple(side.cited_references(retrieval))
 
 
+# ------------------------------------------------------------------------------ a conversation (follow-ups)
+
+def conversation_markdown(battle: Battle, letter: str, text: str, error: str | None = None,
+                          references: Sequence[Reference] = (), status: str = "", revealed: bool = False) -> str:
+    """One side's panel: its answer (``text``, the last turn as streamed or finished, rendered as
+    answer_markdown renders it) after each earlier turn's question and answer, turn by turn. A battle
+    without follow-ups shows exactly its answer. Earlier answers are shown as they were before the vote
+    (names the question shares with the catalogue still hidden) unless ``revealed``."""
+    current = answer_markdown(text, error, references, status)
+    turns = battle.turns
+    if len(turns) == 1:
+        return current
+    parts = []
+    for index, turn in enumerate(turns[:-1]):
+        side = turn.side(letter)
+        answer = side.answer if side is not None else None
+        shown = "" if answer is None else (answer.text if revealed else answer.before_vote)
+        parts.append(f"{turn_question(index, turn.question)}\n\n"
+                     f"{answer_markdown(shown, None, battle.cited_in(letter, index))}")
+    parts.append(f"{turn_question(len(turns) - 1, turns[-1].question)}\n\n{current}")
+    return "\n\n<hr>\n\n".join(parts)
+
+
+def turn_question(index: int, question: str) -> str:
+    label = "Question" if index == 0 else f"Follow-up {index}"
+    return f'<p class="turn-question"><b>{label}:</b> {escape_html(question)}</p>'
+
+
+def conversation_cited(battle: Battle, letter: str) -> str:
+    """The references one side cited in any finished turn, in number order ("" before any answer)."""
+    cited: dict[int, Reference] = {}
+    for index, turn in enumerate(battle.turns):
+        side = turn.side(letter)
+        if side is not None and side.answer is not None:
+            cited.update((r.number, r) for r in battle.cited_in(letter, index))
+    if not cited and not any(t.side(letter) is not None and t.side(letter).answer is not None  # type: ignore[union-attr]
+                             for t in battle.turns):
+        return ""
+    own = frozenset(r.number for t in battle.turns if t.side(letter) is not None
+                    for r in t.side(letter).extra_references)  # type: ignore[union-attr]
+    return references_markdown([cited[n] for n in sorted(cited)], own)
+
+
 # ------------------------------------------------------------------------------ status and reveal
 
 _BACKEND_NAMES = {"local:demo": "the bundled demo corpus", "semantic_scholar": "Semantic Scholar"}
@@ -390,7 +436,16 @@ def backend_label(backend: str) -> str:
     return "the local datastore" if backend.startswith("local:") else "the search service"
 
 
-def retrieval_status(retrieval: Retrieval) -> str:
+def retrieval_status(retrieval: Retrieval, follow_up: bool = False) -> str:
+    """The status line of a turn's search; ``follow_up``: the follow-up's, whose references are the new ones."""
+    if follow_up:
+        added = retrieval.references
+        if not added:
+            return "Follow-up: no new papers found; both models answer from the references so far."
+        numbers = f"[{added[0].number}]" + (f"–[{added[-1].number}]" if len(added) > 1 else "")
+        return (f"Follow-up: {len(added)} new paper{'s' if len(added) != 1 else ''} found "
+                f"({backend_label(retrieval.backend)}) in {retrieval.seconds * 1000:.0f} ms, numbered {numbers}; "
+                "both models see them.")
     papers = len(retrieval.references)
     passages = sum(len(r.passages) for r in retrieval.references)
     text = (f"Retrieved {passages} passages from {papers} papers ({backend_label(retrieval.backend)}) in "

@@ -100,16 +100,28 @@ class SideExport:
     stats: str  # "First token 0.4 s · total 2.1 s · …" ("" when nothing is known)
 
 
+# A follow-up turn as the take-away reads it: the question, this side's answer, the references it cited.
+FollowUp = tuple[str, str, Sequence[Reference]]
+
+
 def side_export(battle_id: str, question: str, letter: str, model: str, text: str,
-                references: Sequence[Reference], figures: Mapping[str, Any]) -> SideExport:
-    papers = papers_of(references)
-    return SideExport(letter=letter, model=model, markdown=answer_as_markdown(question, model, text, references),
+                references: Sequence[Reference], figures: Mapping[str, Any],
+                followups: Sequence[FollowUp] = ()) -> SideExport:
+    """One side's take-away; with ``followups`` the whole conversation and every reference it cited."""
+    cited = {r.number: r for r in (*references, *(r for _, _, refs in followups for r in refs))}
+    ordered = [cited[n] for n in sorted(cited)]
+    papers = papers_of(ordered)
+    return SideExport(letter=letter, model=model,
+                      markdown=answer_as_markdown(question, model, text, ordered, followups),
                       bibtex=bibtex(papers), ris=ris(papers), stats=stats_line(figures))
 
 
-def answer_as_markdown(question: str, model: str, text: str, references: Sequence[Reference]) -> str:
-    """The answer and its references as plain Markdown, ready to paste into notes."""
+def answer_as_markdown(question: str, model: str, text: str, references: Sequence[Reference],
+                       followups: Sequence[FollowUp] = ()) -> str:
+    """The answer (and any follow-up turns) with its references as plain Markdown, ready to paste into notes."""
     lines = [f"**Question:** {question.strip()}", "", f"**Answer by {model}** (SciArena)", "", text.strip()]
+    for number, (asked, answered, _) in enumerate(followups, start=1):
+        lines += ["", f"**Follow-up {number}:** {asked.strip()}", "", answered.strip()]
     if references:
         lines += ["", "**References**", ""]
         lines += [f"[{r.number}] {reference_text(r.paper)}" for r in references]
@@ -143,6 +155,19 @@ def stats_line(figures: Mapping[str, Any]) -> str:
     elif figures.get("offline"):
         parts.append("no cost (an offline baseline)")
     return " · ".join(parts).capitalize() if parts else ""
+
+
+def summed_figures(turns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A conversation's figures: the first turn's time to first token; time, tokens and cost summed over the
+    turns (a sum is left out — None — when a turn did not report its part, rather than understated)."""
+    if len(turns) == 1:
+        return dict(turns[0])
+    out: dict[str, Any] = {"first_token_s": turns[0].get("first_token_s"), "offline": turns[0].get("offline")}
+    for key in ("total_s", "input_tokens", "output_tokens", "cost_usd"):
+        values = [t.get(key) for t in turns]
+        known = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+        out[key] = sum(values) if known else None  # type: ignore[arg-type]
+    return out
 
 
 def _seconds(value: float) -> str:
@@ -256,14 +281,19 @@ def show(view: TakeawayView, session: ArenaSession | None) -> dict[Any, Any]:
         return {**hidden, view.a.box: gr.update(visible=False), view.b.box: gr.update(visible=False), view.link: ""}
     battle = vote.battle
     updates: dict[Any, Any] = {}
-    for panel, letter, spec, side in ((view.a, "A", battle.model_a, battle.side_a),
-                                      (view.b, "B", battle.model_b, battle.side_b)):
-        assert side is not None and side.answer is not None  # a vote is recorded only on two answers
-        figures = {"first_token_s": side.first_token_s, "total_s": side.total_s,
-                   "input_tokens": side.usage.input_tokens, "output_tokens": side.usage.output_tokens,
-                   "cost_usd": side.cost_usd, "offline": spec.offline}
-        export = side_export(battle.battle_id, battle.question, letter, spec.name, side.answer.text,
-                             side.cited_references(battle.retrieval), figures)
+    for panel, letter, spec in ((view.a, "A", battle.model_a), (view.b, "B", battle.model_b)):
+        low = letter.lower()
+        sides = [t.side(low) for t in battle.turns]
+        assert all(s is not None and s.answer is not None for s in sides)  # a vote needs every answer
+        figures = summed_figures([{"first_token_s": s.first_token_s, "total_s": s.total_s,  # type: ignore[union-attr]
+                                   "input_tokens": s.usage.input_tokens,  # type: ignore[union-attr]
+                                   "output_tokens": s.usage.output_tokens,  # type: ignore[union-attr]
+                                   "cost_usd": s.cost_usd, "offline": spec.offline} for s in sides])  # type: ignore[union-attr]
+        followups = [(t.question, t.side(low).answer.text, battle.cited_in(low, i))  # type: ignore[union-attr]
+                     for i, t in enumerate(battle.turns) if i > 0]
+        first = sides[0]
+        export = side_export(battle.battle_id, battle.question, letter, spec.name, first.answer.text,  # type: ignore[union-attr]
+                             battle.cited_in(low, 0), figures, followups)
         updates |= {panel.box: gr.update(visible=True), panel.stats: export.stats, panel.markdown: export.markdown,
                     panel.files: download_links(export, battle.battle_id)}
     updates[view.link] = share_markdown(battle.battle_id, vote.shared)

@@ -14,14 +14,15 @@ import json
 from typing import Any, Mapping
 
 from sciarena import __version__
-from sciarena.core.types import QuestionLabels, Reference, SideResult, Vote
+from sciarena.core.types import Battle, QuestionLabels, Reference, SideResult, Vote
 
 # Vote shards are <data_dir>/votes/<date>/votes-<uuid>.jsonl, locally and in the votes dataset's data/.
 VOTE_GLOB = "*/votes-*.jsonl"
 
 # 2 added question_type_labeller and subject_labeller; 3 added pipeline_a/b; 4 added subject_source and
-# subject_labelled (the asker may change the field the labeller proposed), shared and shared_reason
-SCHEMA_VERSION = 4
+# subject_labelled (the asker may change the field the labeller proposed), shared and shared_reason; 5 added
+# num_turns and turns (follow-up questions: the released fields keep the first turn, ``turns`` holds every one)
+SCHEMA_VERSION = 5
 
 # --- the vote vocabulary -----------------------------------------------------------------------------
 OUTCOME_A, OUTCOME_B, OUTCOME_TIE, OUTCOME_BAD = 0, 1, 2, 3
@@ -113,9 +114,24 @@ OWN_FIELDS: tuple[str, ...] = (
     # ``shared_reason`` lets that view show the reason. Null in older records: not shared.
     "shared",
     "shared_reason",
+    # Follow-up questions (version 5). Every field above describes the FIRST turn, exactly as a one-question
+    # battle is recorded, so readers of the released schema read the first turn; the vote is on the whole
+    # conversation. ``num_turns`` counts the questions (1 without follow-ups); ``turns`` lists every turn,
+    # the first included, as TURN_FIELDS objects. Null in older records: one turn, the fields above.
+    "num_turns",
+    "turns",
 )
 
 VOTE_FIELDS: tuple[str, ...] = RELEASED_FIELDS + OWN_FIELDS
+
+# One turn of ``turns``: its question, both answers, what each cited (citation records), the references its own
+# search added (follow-ups only: the first turn's are ``context_ids`` and the citations above) and the figures.
+TURN_FIELDS: tuple[str, ...] = (
+    "question", "responseA", "responseB", "citations_a", "citations_b", "references_added", "retrieval_queries",
+    "context_ids",
+    *(f"{name}_{side}" for name in ("first_token_s", "latency_s", "input_tokens", "output_tokens", "cost_usd",
+                                    "redacted", "masked", "pipeline") for side in "ab"),
+)
 
 CITATION_FIELDS: tuple[str, ...] = (
     "number",
@@ -148,6 +164,42 @@ def citation_record(reference: Reference) -> dict[str, Any]:
 def pipeline_json(side: SideResult) -> str | None:
     """A side's pipeline report as JSON text, or None for a single-call contestant."""
     return None if side.report is None else json.dumps(side.report.to_dict(), sort_keys=True)
+
+
+def turn_records(battle: Battle) -> list[dict[str, Any]]:
+    """Every turn of a finished battle as TURN_FIELDS objects, the first included."""
+    out = []
+    for index, turn in enumerate(battle.turns):
+        a, b = turn.side_a, turn.side_b
+        if a is None or b is None or a.answer is None or b.answer is None:
+            raise ValueError("only a finished battle with two answers in every turn can be recorded")
+        first = index == 0
+        record: dict[str, Any] = {
+            "question": turn.question, "responseA": a.answer.text, "responseB": b.answer.text,
+            "citations_a": [citation_record(r) for r in battle.cited_in("a", index)],
+            "citations_b": [citation_record(r) for r in battle.cited_in("b", index)],
+            "references_added": [] if first else [citation_record(r) for r in turn.added],
+            "retrieval_queries": list(turn.retrieval.queries),
+            "context_ids": [p.passage_id for r in turn.added for p in r.passages],
+        }
+        for letter, side in (("a", a), ("b", b)):
+            record |= {f"first_token_s_{letter}": side.first_token_s, f"latency_s_{letter}": side.total_s,
+                       f"input_tokens_{letter}": side.usage.input_tokens,
+                       f"output_tokens_{letter}": side.usage.output_tokens, f"cost_usd_{letter}": side.cost_usd,
+                       f"redacted_{letter}": side.answer.redacted, f"masked_{letter}": side.answer.masked,  # type: ignore[union-attr]
+                       f"pipeline_{letter}": pipeline_json(side)}
+        out.append({name: record[name] for name in TURN_FIELDS})
+    return out
+
+
+def turn_count(record: Mapping[str, Any]) -> int:
+    """How many questions a vote record's battle had: ``num_turns``, else the length of ``turns``, else 1
+    (records before version 5, the released data and battle files are one question)."""
+    count = record.get("num_turns")
+    if isinstance(count, int) and not isinstance(count, bool) and count >= 1:
+        return count
+    turns = record.get("turns")
+    return len(turns) if isinstance(turns, list) and turns else 1
 
 
 def vote_record(vote: Vote, labels: QuestionLabels | None = None) -> dict[str, Any]:
@@ -207,6 +259,8 @@ def vote_record(vote: Vote, labels: QuestionLabels | None = None) -> dict[str, A
         "app_version": __version__,
         "shared": bool(vote.shared),
         "shared_reason": bool(vote.shared and vote.shared_reason),
+        "num_turns": len(battle.turns),
+        "turns": turn_records(battle),
     }
     assert tuple(record) == VOTE_FIELDS, "vote_record and VOTE_FIELDS drifted apart"
     return record

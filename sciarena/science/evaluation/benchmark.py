@@ -23,7 +23,7 @@ from typing import Any
 from sciarena.core.errors import EvaluationInputError
 from sciarena.core.files import atomic_output
 from sciarena.core.types import DISCIPLINES
-from sciarena.votes.schema import OUTCOMES, outcome_of
+from sciarena.votes.schema import OUTCOMES, outcome_of, turn_count
 
 DEFAULT_PER_SIDE = 250
 
@@ -132,7 +132,8 @@ def build_benchmark(records: Iterable[Mapping[str, Any]], *, per_side: int = DEF
     """Sample ``per_side`` A-preferred and ``per_side`` B-preferred votes per discipline.
 
     Never raises on short data: a discipline with fewer votes of a side gives all it has, and
-    the report says so. Records without a question or either answer are skipped and counted.
+    the report says so. Records without a question or either answer, and multi-turn battles (their vote is
+    on the whole conversation), are skipped and counted.
     """
     if per_side < 1:
         raise ValueError("per_side must be at least 1")
@@ -151,6 +152,11 @@ def build_benchmark(records: Iterable[Mapping[str, Any]], *, per_side: int = DEF
             continue
         if vote == "bad":
             excluded["both bad"] += 1
+            continue
+        if turn_count(record) > 1:
+            # The vote judged the whole conversation; an item is one question and two answers, and judging
+            # the first turn against a verdict on later ones would put the wrong label on it.
+            excluded["multi-turn battle"] += 1
             continue
         if not all(isinstance(record.get(k), str) and record[k].strip()
                    for k in ("question", "responseA", "responseB")):

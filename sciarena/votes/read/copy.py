@@ -56,7 +56,7 @@ from sciarena.votes.read.raw import NUMERIC_COLUMNS, RawColumns, concat_raw
 log = logging.getLogger(__name__)
 
 CACHE_DIRNAME = ".leaderboard-cache"
-CACHE_VERSION = 3  # 2: id fingerprints and the "complete" flag; 3: voter ids and redaction flags
+CACHE_VERSION = 4  # 2: id fingerprints and the "complete" flag; 3: voter ids and redaction flags; 4: turns
 _PRINT_BYTES = 1 << 16
 
 

@@ -55,6 +55,9 @@ NUMERIC_SOURCES: Mapping[str, tuple[str, ...]] = {
     "input_tokens_b": ("input_tokens_b",),
     "output_tokens_a": ("output_tokens_a",),
     "output_tokens_b": ("output_tokens_b",),
+    # Not per side, but a numeric column like these: the leaderboard's single- and multi-turn breakdown.
+    "turns_a": ("num_turns",),
+    "turns_b": ("num_turns",),
 }
 # Released-schema fallbacks: derived from the text and citation lists (read only when asked for).
 DERIVED: Mapping[str, str] = {

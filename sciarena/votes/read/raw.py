@@ -24,6 +24,7 @@ from sciarena.votes.schema import VOTE_LABELS
 # Per-side numeric features a vote may carry (NaN when absent).
 FEATURES: tuple[str, ...] = (
     "length", "citations", "supporting", "irrelevant", "input_tokens", "output_tokens",
+    "turns",  # the battle's number of questions (num_turns, the same for both sides; NaN = one)
 )
 # Layout of RawColumns.numeric: each feature for side a then side b.
 NUMERIC_COLUMNS: tuple[str, ...] = tuple(
