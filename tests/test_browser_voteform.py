@@ -90,6 +90,9 @@ def test_an_on_topic_question_cites_only_on_topic_papers(browser, arena, width, 
     page = open_voteform(browser, arena, width, height)
     ask(page, ON_TOPIC)
     page.wait_for_function(VOTES_OPEN, timeout=30_000)
+    # The vote opens a moment before the event ends; until then Gradio shows its progress in the slot.
+    page.wait_for_function("() => !document.querySelector('#question-error').innerText.includes('processing')",
+                           timeout=30_000)
     assert text_of(page, "#question-error") == ""
     retrieved = {r.paper.title: r.paper.field for r in arena.services.arena.retriever.retrieve(ON_TOPIC).references}
     cited = [text for side in "ab" for text in page.locator(f"#references-{side} summary").all_inner_texts()]
