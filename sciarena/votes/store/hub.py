@@ -42,6 +42,7 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Callable
 
+from sciarena.votes.features import card_metadata_yaml
 from sciarena.votes.schema import SCHEMA_VERSION, VOTE_FIELDS, VOTE_GLOB
 
 if TYPE_CHECKING:
@@ -290,10 +291,11 @@ def _short_reason(err: BaseException) -> str:
 
 
 def dataset_card(repo_id: str) -> str:
-    """The dataset README (``dataset_card.md``) filled in for ``repo_id``."""
+    """The dataset README (``dataset_card.md``) filled in for ``repo_id``, its header declaring the features of
+    the current schema (votes/features.py), so ``load_dataset`` reads files of every schema version together."""
     template = resources.files("sciarena.votes").joinpath("dataset_card.md").read_text(encoding="utf-8")
     return Template(template).safe_substitute(repo_id=repo_id, schema_version=SCHEMA_VERSION,
-                                              field_count=len(VOTE_FIELDS))
+                                              field_count=len(VOTE_FIELDS), dataset_info=card_metadata_yaml())
 
 
 def local_only_status() -> str:
