@@ -5,22 +5,25 @@ with files written by every schema version, loads with ``load_dataset`` as the c
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
 from datasets import Dataset, List, Value, load_dataset
 from datasets.info import DatasetInfosDict
-from huggingface_hub import DatasetCardData, metadata_load
+from fake_hub import FakeHub
+from huggingface_hub import DatasetCardData, HfApi, metadata_load
 
 from sciarena.arena.rules import ArenaSession, Ballot
 from sciarena.core.settings import Settings
 from sciarena.core.types import QuestionLabels, Usage, Vote
 from sciarena.votes.features import vote_features
 from sciarena.votes.schema import SCHEMA_VERSION, VOTE_FIELDS, vote_record
-from sciarena.votes.store.hub import dataset_card
+from sciarena.votes.store.hub import HubSync, dataset_card
 from sciarena.votes.voter import Visitor
 from sciarena.wiring import build_services
 
@@ -132,24 +135,13 @@ def test_what_the_arena_writes_has_the_features_keys(arena_records):
     assert record["schema_version"] == SCHEMA_VERSION
 
 
-def test_the_card_header_declares_the_features_in_the_form_datasets_reads():
+def test_the_card_header_declares_the_features_in_the_form_datasets_reads(tmp_path):
     card = dataset_card(REPO)
-    header = card.split("---\n")[1]
-    data = DatasetCardData(**metadata_load_text(card))
-    infos = DatasetInfosDict.from_dataset_card_data(data)
-    assert infos["default"].features == vote_features()
+    (tmp_path / "README.md").write_text(card, encoding="utf-8")
+    data = DatasetCardData(**metadata_load(tmp_path / "README.md"))  # the header, as huggingface_hub reads it
+    assert DatasetInfosDict.from_dataset_card_data(data)["default"].features == vote_features()
     assert data.configs == [{"config_name": "default", "data_files": [{"split": "train", "path": "data/**/*.jsonl"}]}]
-    assert "$" not in header
-
-
-def metadata_load_text(card: str) -> dict[str, Any]:
-    """The card's YAML header as huggingface_hub reads a README."""
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "README.md"
-        path.write_text(card, encoding="utf-8")
-        return metadata_load(path) or {}
+    assert "$" not in card.split("---\n")[1]
 
 
 # --- the card's promise, end to end ----------------------------------------------------------------------
@@ -184,6 +176,20 @@ def assert_rows_match(dataset, written) -> None:
         assert all(row[k] is None for k in set(VOTE_FIELDS) - set(record)), record["schema_version"]
 
 
+def loading_blocks() -> list[str]:
+    """The card's Python blocks that load with 🤗 Datasets: the whole dataset, and one month of it."""
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", dataset_card(REPO), re.S) if "from datasets" in b]
+    assert len(blocks) == 2
+    return blocks
+
+
+def in_december(written):
+    """What the card's one-month example reads: the files of three writers (two schema versions)."""
+    december = [(day, r) for day, r in written if day.startswith("2026-12")]
+    assert {r["schema_version"] for _, r in december} == {4, 5}
+    return december
+
+
 def test_without_the_cards_features_files_of_two_versions_do_not_load_together(dataset_folder, tmp_path):
     from datasets.exceptions import DatasetGenerationError
 
@@ -205,13 +211,42 @@ def test_the_cards_own_loading_lines_read_every_row(dataset_folder, tmp_path, mo
     import datasets
 
     root, written = dataset_folder
-    blocks = [b for b in re.findall(r"```python\n(.*?)```", dataset_card(REPO), re.S) if "from datasets" in b]
-    assert len(blocks) == 2
+    blocks = loading_blocks()
     monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path / "hf")  # the lines name no cache
     names: dict[str, Any] = {}
     for block in blocks:
         exec(block.replace(f'"{REPO}"', repr(str(root))), names)  # the card's exact lines, on the folder
     assert_rows_match(names["votes"], written)
-    december = [(day, r) for day, r in written if day.startswith("2026-12")]
-    assert {r["schema_version"] for _, r in december} == {4, 5}
+    december = in_december(written)
     assert_rows_match(names["december"], december)
+
+
+def test_the_cards_loading_lines_read_every_row_from_a_loopback_hub(dataset_folder, tmp_path):
+    """The same files pushed by the app's own HubSync (which writes the card) and read back through the Hub
+    API by the card's exact lines, repo id included, in a process whose HF_ENDPOINT is the loopback Hub."""
+    root, written = dataset_folder
+    blocks = loading_blocks()
+    script = "\n".join(blocks) + (
+        "\nimport json, sys\njson.dump({'votes': votes.to_list(), 'december': december.to_list()}, sys.stdout)\n")
+    with FakeHub() as hub:
+        sync = HubSync(root / "data", REPO, api=HfApi(endpoint=hub.endpoint, token="hf_test"),
+                       card=dataset_card(REPO))
+        assert sync.push_now() and sync.pending_votes() == 0
+        assert hub.files(REPO)["README.md"].decode() == dataset_card(REPO)
+        env = {**os.environ, "HF_ENDPOINT": hub.endpoint, "HF_HOME": str(tmp_path / "hf"), "HF_TOKEN": "hf_test",
+               "HF_HUB_DISABLE_TELEMETRY": "1"}
+        env.pop("HF_HUB_OFFLINE", None), env.pop("HF_DATASETS_OFFLINE", None)
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = json.loads(done.stdout)
+    assert_rows_match(Dataset.from_list(loaded["votes"], features=vote_features()), written)
+    december = in_december(written)
+    assert_rows_match(Dataset.from_list(loaded["december"], features=vote_features()), december)
+
+
+def test_the_card_command_writes_the_card_the_app_publishes(tmp_path, capsys):
+    from sciarena.cli.main import main
+
+    assert main(["card", "--repo", "me/my-votes", "--out", str(tmp_path / "README.md")]) == 0
+    assert (tmp_path / "README.md").read_text(encoding="utf-8") == dataset_card("me/my-votes")
+    assert "me/my-votes" in capsys.readouterr().out

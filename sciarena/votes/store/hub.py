@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -42,7 +43,7 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Callable
 
-from sciarena.votes.features import card_metadata_yaml
+from sciarena.votes.features import card_declares_current_features, card_metadata_yaml
 from sciarena.votes.schema import SCHEMA_VERSION, VOTE_FIELDS, VOTE_GLOB
 
 if TYPE_CHECKING:
@@ -101,6 +102,8 @@ class HubSync:
         self._pushed: dict[str, int] | None = None  # shard → bytes on the Hub; None until read from the Hub
         self._repo_ready = False
         self._card_needed: bool | None = None if card else False
+        # The Hub's card exists but does not declare the current schema's features (checked when a card is given)
+        self._card_stale = False
         self._wake = threading.Event()
         self._stopping = False
         self._thread: threading.Thread | None = None
@@ -213,6 +216,17 @@ class HubSync:
             self._repo_ready = True
         if self._card_needed is None:  # the card is written once, and never over the owner's own
             self._card_needed = not self.api.file_exists(self.repo_id, CARD_NAME, repo_type="dataset")
+            if not self._card_needed:
+                self._card_stale = not card_declares_current_features(self._hub_card())
+                if self._card_stale:
+                    log.warning("the dataset card of %s does not declare the features of vote schema %d, so "
+                                "load_dataset cannot read older files with newer ones; replace its header with "
+                                "the one `python -m sciarena card` writes", self.repo_id, SCHEMA_VERSION)
+
+    def _hub_card(self) -> str:
+        with tempfile.TemporaryDirectory() as folder:  # read once per process; not kept in any cache
+            path = self.api.hf_hub_download(self.repo_id, CARD_NAME, repo_type="dataset", local_dir=folder)
+            return Path(path).read_text(encoding="utf-8", errors="replace")
 
     def _hub_sizes(self) -> dict[str, int]:
         from huggingface_hub.errors import EntryNotFoundError, RemoteEntryNotFoundError
@@ -264,9 +278,12 @@ class HubSync:
         if s.failing_since is not None:
             return (f"{where}: push failing since {_hhmm(s.failing_since)} ({s.failures} attempt(s)): "
                     f"{s.last_error}; {pending} vote(s) pending, kept on disk and retried.")
+        card = (" The dataset card on the Hub does not declare the current vote schema's features, so "
+                "`load_dataset` cannot read older files with newer ones: replace its header with the one "
+                "`python -m sciarena card` writes.") if self._card_stale else ""
         if s.last_push is None:
-            return f"{where}: first push pending; {pending} vote(s) waiting."
-        return f"{where}: last push {_hhmm(s.last_push)}, {pending} vote(s) pending."
+            return f"{where}: first push pending; {pending} vote(s) waiting.{card}"
+        return f"{where}: last push {_hhmm(s.last_push)}, {pending} vote(s) pending.{card}"
 
 
 def _whole_lines(path: Path, size: int) -> bytes:
