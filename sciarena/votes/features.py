@@ -88,7 +88,8 @@ def card_declares_current_features(card: str) -> bool:
     """Whether a dataset card's YAML header declares the current schema's features for its default config.
 
     A card that does not (an owner's own, or one written before a schema change: the app never rewrites a card)
-    leaves ``load_dataset`` inferring a schema per file, which fails on files of two schema versions."""
+    makes ``load_dataset`` fail: with no features it infers a schema per file, which fails on files of two
+    schema versions; with an older version's features it meets columns they do not list."""
     from datasets import DatasetInfo  # start-up time, as in vote_features
 
     if not card.startswith("---"):

@@ -25,7 +25,9 @@ so ``use_hub_timeouts`` installs a client factory with connect/read timeouts; a 
 
 Exactly once: the Hub copy of a shard is always a prefix (in whole lines) of the
 local file, and a re-push overwrites the same path, so a retried or repeated push
-never adds a second copy of a line. Restart safety: the first push of a new process
+never adds a second copy of a line. The dataset card is written once, never over one already there; a card
+there that does not declare the current schema's features (votes/features.py) is reported in the status line,
+since ``load_dataset`` then fails on new files, or on old and new ones together. Restart safety: the first push of a new process
 compares every local shard with the Hub and sends what an earlier process left.
 """
 
@@ -215,13 +217,14 @@ class HubSync:
             self.api.create_repo(self.repo_id, repo_type="dataset", private=self._private, exist_ok=True)
             self._repo_ready = True
         if self._card_needed is None:  # the card is written once, and never over the owner's own
-            self._card_needed = not self.api.file_exists(self.repo_id, CARD_NAME, repo_type="dataset")
-            if not self._card_needed:
-                self._card_stale = not card_declares_current_features(self._hub_card())
-                if self._card_stale:
-                    log.warning("the dataset card of %s does not declare the features of vote schema %d, so "
-                                "load_dataset cannot read older files with newer ones; replace its header with "
-                                "the one `python -m sciarena card` writes", self.repo_id, SCHEMA_VERSION)
+            exists = self.api.file_exists(self.repo_id, CARD_NAME, repo_type="dataset")
+            # read before deciding, so a failed read leaves the whole check to the next push
+            self._card_stale = exists and not card_declares_current_features(self._hub_card())
+            self._card_needed = not exists
+            if self._card_stale:
+                log.warning("the dataset card of %s does not declare the features of vote schema %d, so "
+                            "load_dataset fails on its files (new ones, or old and new together); replace its header with "
+                            "the one `python -m sciarena card` writes", self.repo_id, SCHEMA_VERSION)
 
     def _hub_card(self) -> str:
         with tempfile.TemporaryDirectory() as folder:  # read once per process; not kept in any cache
@@ -279,8 +282,8 @@ class HubSync:
             return (f"{where}: push failing since {_hhmm(s.failing_since)} ({s.failures} attempt(s)): "
                     f"{s.last_error}; {pending} vote(s) pending, kept on disk and retried.")
         card = (" The dataset card on the Hub does not declare the current vote schema's features, so "
-                "`load_dataset` cannot read older files with newer ones: replace its header with the one "
-                "`python -m sciarena card` writes.") if self._card_stale else ""
+                "`load_dataset` fails on its files (new ones, or old and new together): replace its header with "
+                "the one `python -m sciarena card` writes.") if self._card_stale else ""
         if s.last_push is None:
             return f"{where}: first push pending; {pending} vote(s) waiting.{card}"
         return f"{where}: last push {_hhmm(s.last_push)}, {pending} vote(s) pending.{card}"
