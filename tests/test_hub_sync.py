@@ -74,6 +74,27 @@ def test_dataset_card_is_written_once_and_never_over_the_owners(hub, tmp_path):
     second_store.append(make_record(2))
     assert second_sync.push_now()
     assert hub.files(REPO)["README.md"] == b"# my own card\n"
+    # the owner's card declares no features: load_dataset would fail on files of two versions, so say so
+    assert "does not declare the current vote schema's features" in second_sync.status()
+    assert "does not declare" not in sync.status()
+
+
+def test_a_card_written_before_a_schema_change_is_reported_and_kept(hub, tmp_path):
+    old_card = dataset_card(REPO).replace("  - name: num_turns\n    dtype: int64\n", "")  # as a version 4 app wrote
+    assert old_card != dataset_card(REPO)
+    owner = HfApi(endpoint=hub.endpoint, token="hf_test")
+    owner.create_repo(REPO, repo_type="dataset")
+    owner.create_commit(REPO, [CommitOperationAdd("README.md", old_card.encode())], commit_message="old card",
+                        repo_type="dataset")
+    sync, store = make_sync(hub, tmp_path)
+    store.append(make_record(1))
+    assert sync.push_now()
+    assert hub.files(REPO)["README.md"].decode() == old_card
+    assert "replace its header with the one `python -m sciarena card` writes" in sync.status()
+    owner.create_commit(REPO, [CommitOperationAdd("README.md", dataset_card(REPO).encode())],
+                        commit_message="current card", repo_type="dataset")
+    fresh, _ = make_sync(hub, tmp_path)  # the next process finds the current card
+    assert fresh.push_now() and "does not declare" not in fresh.status()
 
 
 def test_nothing_is_resent_when_nothing_grew_and_a_restart_sends_only_the_new_lines(hub, tmp_path):

@@ -10,6 +10,7 @@ Each command lives next to the code it drives and registers itself here:
   agreement    accuracy and Cohen's κ between two vote sets    (sciarena/cli/agreement.py)
   stats        data statistics and failure cases of stored votes (sciarena/cli/stats.py)
   reviews      expert reviews as vote sets for `agreement` (sciarena/cli/reviews.py)
+  card         the votes dataset card with the current schema's features (sciarena/cli/card.py)
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from sciarena.cli.common import OneLineParser, guarded
 
 def build_parser() -> argparse.ArgumentParser:
     from sciarena.cli import agreement as agreement_cli  # start-up time: loaded only when this command runs
+    from sciarena.cli import card as card_cli  # start-up time: loaded only when this command runs
     from sciarena.cli import eval as eval_cli  # start-up time: loaded only when this command runs
     from sciarena.cli import export as export_cli  # start-up time: loaded only when this command runs
     from sciarena.cli import index as index_cli  # start-up time: loaded only when this command runs
@@ -42,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     agreement_cli.add_parser(commands)
     stats_cli.add_parser(commands)
     review_cli.add_parser(commands)
+    card_cli.add_parser(commands)
     return parser
 
 

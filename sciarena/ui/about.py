@@ -69,8 +69,8 @@ GETTING_THE_VOTES = """
 Votes are appended to JSON-lines files under the data folder (`SCIARENA_DATA_DIR`, default `./data/votes/`),
 one file per process and day, and — when the arena is configured with a votes dataset — pushed to the
 Hugging Face Hub every few minutes. Load them with `sciarena.votes.read.records("<folder or dataset repo>")` or
-`datasets.load_dataset("<repo>", data_files="data/**/*.jsonl")`; rank models with
-`python -m sciarena leaderboard --votes data/votes --format table`; write the released SciArena schema with
+`datasets.load_dataset("<repo>", split="train")` (the dataset card declares the files and their features);
+rank models with `python -m sciarena leaderboard --votes data/votes --format table`; write the released SciArena schema with
 `python -m sciarena export --votes data/votes --to sciarena-release --out votes.json`.
 To measure how often an LLM judge picks the answer researchers picked (SciArena-Eval), build a balanced
 benchmark from the votes with `python -m sciarena eval build --votes data/votes --out bench.jsonl` and score a

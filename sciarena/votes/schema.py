@@ -1,8 +1,9 @@
 """The vote record (a superset of the released SciArena fields) and the vote vocabulary.
 
-Every record carries every field (null when empty) so that
-``datasets.load_dataset`` never meets files with differing columns, and a
-``schema_version`` so readers can accept older records. The vocabulary — outcome
+Every record carries every field of its schema version (null when empty) and a
+``schema_version`` so readers can accept older records; records of older versions
+lack the fields added since, so the dataset card declares the current version's
+features (votes/features.py) for ``datasets.load_dataset`` to read them together. The vocabulary — outcome
 codes, the labels that name them in our records, the released data and FastChat
 battle files, and the score of side A — is defined here once; the readers, the
 leaderboard and SciArena-Eval import it.

@@ -25,7 +25,9 @@ so ``use_hub_timeouts`` installs a client factory with connect/read timeouts; a 
 
 Exactly once: the Hub copy of a shard is always a prefix (in whole lines) of the
 local file, and a re-push overwrites the same path, so a retried or repeated push
-never adds a second copy of a line. Restart safety: the first push of a new process
+never adds a second copy of a line. The dataset card is written once, never over one already there; a card
+there that does not declare the current schema's features (votes/features.py) is reported in the status line,
+since ``load_dataset`` then fails on new files, or on old and new ones together. Restart safety: the first push of a new process
 compares every local shard with the Hub and sends what an earlier process left.
 """
 
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import atexit
 import logging
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -42,6 +45,7 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Callable
 
+from sciarena.votes.features import card_declares_current_features, card_metadata_yaml
 from sciarena.votes.schema import SCHEMA_VERSION, VOTE_FIELDS, VOTE_GLOB
 
 if TYPE_CHECKING:
@@ -100,6 +104,8 @@ class HubSync:
         self._pushed: dict[str, int] | None = None  # shard → bytes on the Hub; None until read from the Hub
         self._repo_ready = False
         self._card_needed: bool | None = None if card else False
+        # The Hub's card exists but does not declare the current schema's features (checked when a card is given)
+        self._card_stale = False
         self._wake = threading.Event()
         self._stopping = False
         self._thread: threading.Thread | None = None
@@ -211,7 +217,19 @@ class HubSync:
             self.api.create_repo(self.repo_id, repo_type="dataset", private=self._private, exist_ok=True)
             self._repo_ready = True
         if self._card_needed is None:  # the card is written once, and never over the owner's own
-            self._card_needed = not self.api.file_exists(self.repo_id, CARD_NAME, repo_type="dataset")
+            exists = self.api.file_exists(self.repo_id, CARD_NAME, repo_type="dataset")
+            # read before deciding, so a failed read leaves the whole check to the next push
+            self._card_stale = exists and not card_declares_current_features(self._hub_card())
+            self._card_needed = not exists
+            if self._card_stale:
+                log.warning("the dataset card of %s does not declare the features of vote schema %d, so "
+                            "load_dataset fails on its files (new ones, or old and new together); replace its header with "
+                            "the one `python -m sciarena card` writes", self.repo_id, SCHEMA_VERSION)
+
+    def _hub_card(self) -> str:
+        with tempfile.TemporaryDirectory() as folder:  # read once per process; not kept in any cache
+            path = self.api.hf_hub_download(self.repo_id, CARD_NAME, repo_type="dataset", local_dir=folder)
+            return Path(path).read_text(encoding="utf-8", errors="replace")
 
     def _hub_sizes(self) -> dict[str, int]:
         from huggingface_hub.errors import EntryNotFoundError, RemoteEntryNotFoundError
@@ -263,9 +281,12 @@ class HubSync:
         if s.failing_since is not None:
             return (f"{where}: push failing since {_hhmm(s.failing_since)} ({s.failures} attempt(s)): "
                     f"{s.last_error}; {pending} vote(s) pending, kept on disk and retried.")
+        card = (" The dataset card on the Hub does not declare the current vote schema's features, so "
+                "`load_dataset` fails on its files (new ones, or old and new together): replace its header with "
+                "the one `python -m sciarena card` writes.") if self._card_stale else ""
         if s.last_push is None:
-            return f"{where}: first push pending; {pending} vote(s) waiting."
-        return f"{where}: last push {_hhmm(s.last_push)}, {pending} vote(s) pending."
+            return f"{where}: first push pending; {pending} vote(s) waiting.{card}"
+        return f"{where}: last push {_hhmm(s.last_push)}, {pending} vote(s) pending.{card}"
 
 
 def _whole_lines(path: Path, size: int) -> bytes:
@@ -290,10 +311,11 @@ def _short_reason(err: BaseException) -> str:
 
 
 def dataset_card(repo_id: str) -> str:
-    """The dataset README (``dataset_card.md``) filled in for ``repo_id``."""
+    """The dataset README (``dataset_card.md``) filled in for ``repo_id``, its header declaring the features of
+    the current schema (votes/features.py), so ``load_dataset`` reads files of every schema version together."""
     template = resources.files("sciarena.votes").joinpath("dataset_card.md").read_text(encoding="utf-8")
     return Template(template).safe_substitute(repo_id=repo_id, schema_version=SCHEMA_VERSION,
-                                              field_count=len(VOTE_FIELDS))
+                                              field_count=len(VOTE_FIELDS), dataset_info=card_metadata_yaml())
 
 
 def local_only_status() -> str:
