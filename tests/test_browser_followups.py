@@ -18,7 +18,7 @@ import bibtexparser
 import pytest
 import rispy
 from arena_server import running_arena
-from browser_support import ARTIFACTS, chromium
+from browser_support import REVEALED, VOTES_OPEN, WIDTHS, open_page, records, screenshot
 from fake_openai import FakeOpenAI, loop_settings
 from test_followups import PRICED
 
@@ -26,12 +26,9 @@ from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.browser
 
-WIDTHS = [(1280, 900), (390, 844)]
 FIRST = "How does CRISPR-Cas9 achieve targeted genome editing, and what limits its precision?"
 ON_TOPIC = "How are its off-target effects measured, and by which assays?"
 NEW_PAPER = "What did the first direct detection of gravitational waves observe?"
-VOTES_OPEN = "() => !document.querySelector('#vote-a').disabled"
-REVEALED = "() => document.querySelector('#model-names').innerText.includes('Model A:')"
 
 
 def long_answer(label: str):
@@ -47,12 +44,6 @@ def long_answer(label: str):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture(scope="module")
 def arena(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("followups")
     with FakeOpenAI() as server:
@@ -61,18 +52,6 @@ def arena(tmp_path_factory):
         settings = replace(loop_settings(server, tmp, PRICED), max_followups=2)  # the box goes after the second
         with running_arena(settings.data_dir, services=build_services(settings)) as running:
             yield running
-
-
-def open_page(context, url, width, height):
-    page = context.new_page()
-    page.set_viewport_size({"width": width, "height": height})
-    page.goto(url, wait_until="domcontentloaded")
-    page.locator("#send").wait_for(timeout=30_000)
-    return page
-
-
-def records(arena) -> list[dict]:
-    return list(arena.services.arena.store.records())
 
 
 def wait_for_turn(page, number: int) -> None:
@@ -96,7 +75,7 @@ def test_two_follow_ups_then_a_vote_on_the_whole_conversation(browser, arena, wi
     assert "2 follow-up questions left" in page.locator("#followup").inner_text()
     page.locator("#followup-box").evaluate("e => e.scrollIntoView({block: 'start'})")
     page.wait_for_timeout(200)
-    page.screenshot(path=str(ARTIFACTS / f"followups-{width}-box.png"))
+    screenshot(page, f"followups-{width}-box")
     first_refs = page.locator("#references-a details").count()
     assert first_refs >= 3 and "Follow-up" not in page.locator("#answer-a").inner_text()
 
@@ -128,8 +107,8 @@ def test_two_follow_ups_then_a_vote_on_the_whole_conversation(browser, arena, wi
         assert questions.count() == 3
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width, "the page scrolls sideways"
     page.locator("#answer-a .turn-question").nth(2).scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / f"followups-{width}-second-followup.png"))
-    page.screenshot(path=str(ARTIFACTS / f"followups-{width}-before-vote.png"), full_page=True)
+    screenshot(page, f"followups-{width}-second-followup")
+    screenshot(page, f"followups-{width}-before-vote", full_page=True)
 
     # A shortcut key votes on the whole conversation.
     page.locator("#consent input").check()
@@ -164,7 +143,7 @@ def test_two_follow_ups_then_a_vote_on_the_whole_conversation(browser, arena, wi
         page.locator("#download-ris-a").click()
     ris = rispy.loads(Path(download.value.path()).read_bytes().decode("utf-8"))
     assert sorted(e["title"] for e in ris) == sorted(c["title"] for c in {c["id"]: c for c in cited.values()}.values())
-    page.screenshot(path=str(ARTIFACTS / f"followups-{width}-after-vote.png"), full_page=True)
+    screenshot(page, f"followups-{width}-after-vote", full_page=True)
 
     # The shared link, in a fresh context, shows every turn.
     href = page.locator("#battle-link a").evaluate("a => a.href")
@@ -176,7 +155,7 @@ def test_two_follow_ups_then_a_vote_on_the_whole_conversation(browser, arena, wi
     shown = view.locator("#view-answer-a").inner_text()
     assert f"Follow-up 2: {NEW_PAPER}" in shown and record["turns"][2]["responseA"][:40] in shown
     assert "Gravitational" in view.locator("#view-references-a").inner_text()
-    view.screenshot(path=str(ARTIFACTS / f"followups-{width}-shared-view.png"), full_page=True)
+    screenshot(view, f"followups-{width}-shared-view", full_page=True)
     stranger.close()
 
     # My battles lists it.
