@@ -53,6 +53,10 @@ class ArenaLabeller:
     discipline: Labeller | None = None
     offline_discipline: TextDisciplineLabeller = field(default_factory=TextDisciplineLabeller)
 
+    def warm_up(self) -> None:
+        """Fit the offline classifier ahead of the first battle that needs it."""
+        self.offline_discipline.warm_up()
+
     def suggest_subject(self, question: str) -> str:
         """The field the vote bar shows before the vote: the offline classifier's (no paid call)."""
         return self.offline_discipline.label(question).value

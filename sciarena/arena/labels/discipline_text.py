@@ -205,6 +205,11 @@ class TextDisciplineLabeller:
                 self._fitted.append(fit(texts, labels, weights, l2=self.l2))
             return self._fitted[0]
 
+    def warm_up(self) -> None:
+        """Fit now (a long-running app calls this in the background at start, so that the first
+        finished battle does not wait for the fit)."""
+        self._model()
+
     def probabilities(self, questions: Sequence[str]) -> np.ndarray:
         """(questions, 4) probabilities in types.DISCIPLINES order."""
         return self._model().probabilities(list(questions))
