@@ -2,6 +2,8 @@
 
     python benchmarks/bench_relevance.py              # every row the environment can run
     python benchmarks/bench_relevance.py --no-dense   # BM25 rows only
+    python benchmarks/bench_relevance.py --no-dense --whole-questions
+        # long questions judged whole, as before they were judged a few sentences at a time
     python benchmarks/bench_relevance.py --no-dense --passage-words 25 --per-paper 0,1,2,3
         # the demo papers cut into ~4 blocks each, without and with a per-paper cap
 
