@@ -2,6 +2,8 @@
 
     python benchmarks/bench_relevance.py              # every row the environment can run
     python benchmarks/bench_relevance.py --no-dense   # BM25 rows only
+    python benchmarks/bench_relevance.py --no-dense --whole-questions
+        # long questions judged whole, as before they were judged a few sentences at a time
     python benchmarks/bench_relevance.py --no-dense --passage-words 25 --per-paper 0,1,2,3
         # the demo papers cut into ~4 blocks each, without and with a per-paper cap
 
@@ -41,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from sciarena.core.types import Passage  # noqa: E402
+from sciarena.retrieval.bm25 import question_windows  # noqa: E402
 from sciarena.retrieval.corpus import demo_corpus_files, read_corpus  # noqa: E402
 from sciarena.retrieval.grouping import group_passages  # noqa: E402
 from sciarena.retrieval.local import CAPPED_OVERFETCH, LocalIndex, LocalRetriever, load_demo_index  # noqa: E402
@@ -64,11 +67,18 @@ class Run:
     found: tuple[Passage, ...]
     weight: float
     shares: dict[str, float]  # each passage's topic share, by passage id
+    windows: tuple["Run", ...] = ()  # a long question's windows (bm25.question_windows), each judged alone
+
+
+def floored(run: Run, floor: RelevanceFloor) -> list[Passage]:
+    if run.windows:  # as LocalRetriever does: the passages any window keeps, pooled
+        return [p for window in run.windows for p in floored(window, floor)]
+    return floor.apply(run.found, run.weight if floor.min_coverage else None,
+                       lambda passages: [run.shares[p.passage_id] for p in passages])
 
 
 def grouped(run: Run, floor: RelevanceFloor, per_paper: int | None = None):
-    kept = floor.apply(run.found, run.weight if floor.min_coverage else None,
-                       lambda passages: [run.shares[p.passage_id] for p in passages])
+    kept = floored(run, floor)
     return group_passages(kept, TOP_K, per_paper) if kept else ()
 
 
@@ -132,12 +142,24 @@ DENSE_GRID = {"min_best": steps(0.3, 0.6, 0.025), "relative": [0.0, *steps(0.4, 
               "min_score": [0.0, *steps(0.2, 0.5, 0.05)]}
 
 
-def runs_for(search: Search, index: LocalIndex, queries: Sequence[LabelledQuery], k: int = TOP_K) -> list[Run]:
+def run_for(search: Search, index: LocalIndex, question: str, k: int) -> Run:
+    found = tuple(search(question, k))
+    shares = dict(zip((p.passage_id for p in found), index.shares(question, found), strict=True))
+    return Run(found, index.query_weight(question), shares)
+
+
+def runs_for(search: Search, index: LocalIndex, queries: Sequence[LabelledQuery], k: int = TOP_K,
+             windows: bool = True) -> list[Run]:
+    """One run per query; a long question (more than ``bm25.LONG_QUESTION_STEMS`` content words) gets
+    one run per window, as the retriever searches it, unless ``windows`` is off (the whole question
+    searched and judged at once, as before the long split)."""
     runs = []
     for q in queries:
-        found = tuple(search(q.question, k))
-        shares = dict(zip((p.passage_id for p in found), index.shares(q.question, found), strict=True))
-        runs.append(Run(found, index.query_weight(q.question), shares))
+        parts = question_windows(q.question) if windows else [q.question]
+        if len(parts) == 1:
+            runs.append(run_for(search, index, q.question, k))
+        else:
+            runs.append(Run((), 0.0, {}, tuple(run_for(search, index, part, k) for part in parts)))
     return runs
 
 
@@ -206,6 +228,9 @@ def main() -> None:
     parser.add_argument("--no-dense", action="store_true", help="skip the dense rows")
     parser.add_argument("--passage-words", type=int, default=None,
                         help="rebuild the demo index in blocks of at most this many words")
+    parser.add_argument("--whole-questions", action="store_true",
+                        help="search and judge a long question whole, as before the long split (the "
+                             "p50 column still times the retriever, which windows it)")
     parser.add_argument("--per-paper", default="0",
                         help="comma-separated per-paper passage caps to compare (0 = no cap)")
     args = parser.parse_args()
@@ -230,14 +255,16 @@ def main() -> None:
     header = ("| method | recall@10 | nDCG@10 | unanswerable refused | answerable wrongly refused | "
               "precision | papers returned | context words | p50 ms |\n|---|---|---|---|---|---|---|---|---|")
     nearmiss = [q for q in queries if q.split == "nearmiss"]
-    tables: dict[str, list[str]] = {"test": [], "nearmiss": [], "all": []}
+    long = [q for q in queries if q.split == "long"]
+    tables: dict[str, list[str]] = {"test": [], "nearmiss": [], "long": [], "all": []}
     reach: list[str] = []  # with caps: how many labelled papers reach the models at all
     reference_ms = 0.0
     fetched = TOP_K * CAPPED_OVERFETCH if capped else TOP_K
     for (name, (search, grid, shipped, slow)), cap in itertools.product(methods.items(), caps):
         if capped:
             name = f"{name}, per paper {cap or 'no cap'}"
-        by_id = dict(zip((q.query_id for q in queries), runs_for(search, index, queries, fetched), strict=True))
+        by_id = dict(zip((q.query_id for q in queries), runs_for(search, index, queries, fetched,
+                                                                    not args.whole_questions), strict=True))
         floor = calibrate(tune, [by_id[q.query_id] for q in tune], grid, cap) if grid else NO_FLOOR
         if grid:
             print(f"{name}: calibrated on tune {floor} (shipped default {shipped})")
@@ -245,7 +272,7 @@ def main() -> None:
         # Encoding 30 passages per question takes about a second: time a sample of questions.
         ms = p50_ms(retriever, queries[::6], repeat=1) if slow else p50_ms(retriever, queries)
         reference_ms = reference_ms or ms
-        for split, subset in (("test", test), ("nearmiss", nearmiss), ("all", queries)):
+        for split, subset in (("test", test), ("nearmiss", nearmiss), ("long", long), ("all", queries)):
             if not subset:
                 continue
             runs = [by_id[q.query_id] for q in subset]
@@ -257,7 +284,8 @@ def main() -> None:
                 tables[split].append(row(name + label, quality, words, ms, reference_ms))
                 if capped:
                     reach.append(f"| {name + label} | {split} | {evaluate(subset, rankings, TOP_K).recall:.3f} |")
-    titles = {"test": "held-out test split", "nearmiss": "held-out near-miss split", "all": "all queries"}
+    titles = {"test": "held-out test split", "nearmiss": "held-out near-miss split",
+              "long": "held-out long-question split", "all": "all queries"}
     for split, lines in tables.items():
         if not lines:
             continue

@@ -32,6 +32,38 @@ def query_stems(query: str) -> list[str]:
     return Stemmer.Stemmer(STEMMER_LANGUAGE).stemWords(words)
 
 
+# A question with more content words than this is searched a few sentences at a time (``question_windows``).
+# The longest labelled short question has 14; a pasted paragraph of context has hundreds.
+LONG_QUESTION_STEMS = 30
+_SENTENCE_END = re.compile(r"(?<=[.?!;:])\s+")
+
+
+def question_windows(question: str, max_stems: int = LONG_QUESTION_STEMS) -> list[str]:
+    """The question itself when it has at most ``max_stems`` content words, else runs of its consecutive
+    sentences of at most that many content words each (a longer sentence stays whole).
+
+    The relevance floor was calibrated on questions of a sentence or two. A long, detailed question
+    mentions several topics and many words no single paper holds, so every passage covers a small share
+    of it and the floor refused it (a 2,900-character question on prospect theory and the replication
+    projects: best topic share 0.15, floor 0.2). Each window is a short question the floor can judge.
+    """
+    if len(query_stems(question)) <= max_stems:
+        return [question]
+    windows: list[str] = []
+    current: list[str] = []
+    size = 0
+    for sentence in _SENTENCE_END.split(question.strip()):
+        stems = len(query_stems(sentence))
+        if current and size + stems > max_stems:
+            windows.append(" ".join(current))
+            current, size = [], 0
+        current.append(sentence)
+        size += stems
+    if current:
+        windows.append(" ".join(current))
+    return windows
+
+
 def query_term_ids(bm25: bm25s.BM25, query: str) -> list[int]:
     """The index's term ids for the words of ``query`` (unknown words and stopwords dropped)."""
     vocab = bm25.vocab_dict

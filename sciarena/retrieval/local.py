@@ -31,6 +31,7 @@ from sciarena.retrieval.bm25 import (
     bm25_index,
     query_term_ids,
     query_weight,
+    question_windows,
     term_idfs,
     top_indices,
     topic_share,
@@ -289,13 +290,22 @@ class LocalRetriever:
     def retrieve(self, question: str) -> Retrieval:
         """Search once, keep what clears the floor, group per paper, number the papers from 1."""
         started = time.perf_counter()
-        found = self._search(question, self.candidates)
-        weight = self.index.query_weight(question) if self.floor.min_coverage else None
-        kept = self.floor.apply(found, weight, lambda passages: self.index.shares(question, passages))
+        windows = question_windows(question)
+        kept = [p for window in windows for p in self._floored(window)]
         references = group_passages(kept, self.top_k, self.per_paper) if kept else ()
         note = "" if references else NOTHING_RELEVANT
         return Retrieval(question=question, references=references, backend=self.backend_name,
-                         queries=(question,), seconds=time.perf_counter() - started, note=note)
+                         queries=tuple(windows), seconds=time.perf_counter() - started, note=note)
+
+    def _floored(self, query: str) -> list[Passage]:
+        """One search for ``query`` and the passages of it that clear the floor.
+
+        A long question is judged a few sentences at a time (``bm25.question_windows``) and the
+        passages any window keeps are pooled: the floor's share of the topic means the share of
+        one window's topic, the length of question it was calibrated on."""
+        found = self._search(query, self.candidates)
+        weight = self.index.query_weight(query) if self.floor.min_coverage else None
+        return self.floor.apply(found, weight, lambda passages: self.index.shares(query, passages))
 
 
 def corpus_fingerprint(files: Sequence[Path], max_words: int = DEFAULT_PASSAGE_WORDS) -> str:

@@ -18,7 +18,8 @@ from sciarena.core.settings import PACKAGE_DIR
 
 DEFAULT_QUERIES = PACKAGE_DIR / "data" / "eval" / "retrieval_queries.jsonl"
 # nearmiss: held out too, added for issue 23 — questions sharing a common word with an unrelated paper
-SPLITS = ("tune", "test", "nearmiss")
+# long: held out, questions of 2,000-4,000 characters of pasted context (3 answerable, 2 off topic)
+SPLITS = ("tune", "test", "nearmiss", "long")
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class LabelledQuery:
     relevant: frozenset[str]  # paper ids; empty: nothing in the corpus answers it
     discipline: str = ""
     kind: str = "answerable"  # answerable | off_topic | near_miss
-    split: str = "tune"  # tune (floors are calibrated on it) | test, nearmiss (held out)
+    split: str = "tune"  # tune (floors are calibrated on it) | test, nearmiss, long (held out)
 
     @property
     def answerable(self) -> bool:
