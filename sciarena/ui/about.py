@@ -34,8 +34,8 @@ finally checks each statement against the passages it cites, adding a citation w
 an uncited statement. While the answers are written, both sides show the same *Answering…* line whatever the
 contestant; the steps a pipeline ran are listed with its name after your vote. (Its text starts over when it
 revises, and papers it found are marked under its answer, so a side may still look like a pipeline.) When its
-base model is in the pool too, it meets that model in about half of its battles: does the loop beat the bare
-model?
+base model is in the pool too, it meets that model in at least half of its battles (half of those the sampler
+pairs with someone else, plus those it pairs with the base anyway): does the loop beat the bare model?
 """
 
 WHAT_IS_RECORDED = """
