@@ -119,8 +119,8 @@ class Services:
                 "pairs": [{"a": a, "b": b, "weight": round(p, 6)}
                           for a, b, p in (pair_weights.pairs() if pair_weights is not None else [])],
                 "note": ("battle_share_30d and sampling_weight count each battle for both its models (they sum "
-                         "to 2); pairs[].weight is each pair's chance of being the next battle (they sum to 1); a "
-                         "pipeline meets its own base model in about half of its battles on top of the weights")}
+                         "to 2); pairs[].weight is each pair's chance of being the next battle (they sum to 1); both "
+                         "include a drawn pipeline meeting its own base model half the time")}
 
     @staticmethod
     def local_only_status() -> str:

@@ -1,5 +1,6 @@
-"""The OpenScholar-style pipeline as a reader sees it, in Chromium: its step shows above its answer
-while it works and is gone once the answer is complete, a citation of a paper it found with its own
+"""The OpenScholar-style pipeline as a reader sees it, in Chromium: while it works it shows the same
+"Answering…" line as any contestant (never its step, which would single it out before the vote), the line
+is gone once the answer is complete, a citation of a paper it found with its own
 search opens that paper's entry under its answer, and the reveal names the pipeline and its base.
 
 The base model "Loop Base" (tests/fake_openai.py, answering by step as in test_openscholar.py)
@@ -92,28 +93,33 @@ def gated_script(arena):
 
 
 @pytest.mark.parametrize("width,height", WIDTHS, ids=["1280", "390"])
-def test_the_pipeline_shows_its_step_cites_what_it_found_and_is_named_after_the_vote(
+def test_the_pipeline_hides_its_steps_cites_what_it_found_and_is_named_with_its_steps_after_the_vote(
         browser, arena, gated_script, width, height):
     script, gate, revising = gated_script
     page = open_page(browser, arena[0].url, width, height)
     page.locator("#consent input").check()
     ask(page, QUESTION)
 
-    # Mid-run: the pipeline has drafted and waits in its feedback step; its step is named above its text.
-    page.wait_for_function("() => document.querySelector('.answer-box .step-status')", timeout=20_000)
+    # Mid-run: the bare model is done and the pipeline has drafted and waits in its feedback step. Its box shows
+    # the same "Answering…" line any running side shows, and nothing on the page names its step.
+    page.wait_for_function("""() => {
+      const boxes = [...document.querySelectorAll("[id^='answer-']")];
+      const running = boxes.filter(box => box.querySelector('.step-status'));
+      return running.length === 1 && running[0].innerText.includes('revises its answers')
+        && boxes.every(box => box.innerText.includes('revises its answers'));
+    }""", timeout=20_000)
     side = page.evaluate("() => document.querySelector('.step-status').closest('[id^=answer-]').id").removeprefix("answer-")
     other = "b" if side == "a" else "a"
     answer = page.locator(f"#answer-{side}")
-    page.wait_for_function(f"""() => {{
-      const box = document.querySelector('#answer-{side}');
-      return box.querySelector('.step-status')?.innerText.includes('Reviewing the draft')
-        && box.innerText.includes('revises its answers');
-    }}""", timeout=20_000)
     status = answer.locator(".step-status")
-    assert contrast(status.evaluate(COLOURS_JS)) >= 4.5, "the step line is too faint to read"
+    assert status.inner_text() == "Answering…"
+    shown = page.locator("body").inner_text()
+    for step in ("first draft", "Reviewing", "Searching", "Revising", "Checking every", "pipeline"):
+        assert step not in shown, f"{step!r} shows before the vote"
+    assert contrast(status.evaluate(COLOURS_JS)) >= 4.5, "the progress line is too faint to read"
     heading = answer.locator("h2").first.bounding_box()
-    assert status.bounding_box()["y"] + status.bounding_box()["height"] <= heading["y"], "the step is not above the text"
-    assert page.locator(f"#answer-{other} .step-status").count() == 0, "the bare model shows a step"
+    assert status.bounding_box()["y"] + status.bounding_box()["height"] <= heading["y"], "the line is not above the text"
+    assert page.locator(f"#answer-{other} .step-status").count() == 0, "a finished side still shows progress"
     assert page.locator("#vote-a").is_disabled()
     answer.evaluate("e => e.scrollIntoView({block: 'start'})")
     screenshot(page, f"openscholar-{width}-streaming")
@@ -121,8 +127,11 @@ def test_the_pipeline_shows_its_step_cites_what_it_found_and_is_named_after_the_
     gate.set()
 
     # Revising: the text starts over, but the box keeps its height, so nothing below it jumps.
-    page.wait_for_function(f"""() => document.querySelector('#answer-{side} .step-status')
-      ?.innerText.includes('Revising')""", timeout=20_000)
+    page.wait_for_function(f"""() => {{
+      const box = document.querySelector('#answer-{side}');
+      return box.querySelector('.step-status') && !box.innerText.includes('Grounding the answer');
+    }}""", timeout=20_000)
+    assert status.inner_text() == "Answering…"
     assert answer.bounding_box()["height"] >= drafted - 1, "the answer box collapsed when its revision began"
     revising.set()
 
@@ -159,6 +168,7 @@ def test_the_pipeline_shows_its_step_cites_what_it_found_and_is_named_after_the_
     named = re.search(rf"Model {side.upper()}: (.*)", reveal).group(1)
     assert named.startswith(f"{PIPELINE} — a pipeline around Loop Base")
     assert "3 calls to its base; 1 revision kept" in named, named
+    assert "steps: draft, feedback, retrieve, refine, verify" in named, named  # the steps, now that it is named
     assert re.search(rf"Model {other.upper()}: Loop Base\s*$", reveal, re.MULTILINE), reveal
     bar = page.locator("#vote-bar").bounding_box()
     assert bar["y"] + bar["height"] <= height, "the reveal is out of sight"

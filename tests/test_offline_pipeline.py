@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from types import SimpleNamespace
+
+import gradio as gr
 
 from sciarena.core.settings import Settings
 from sciarena.core.types import Paper, Passage, Reference, Revision
 from sciarena.pipelines.offline_revision import offline_feedback, offline_refine
 from sciarena.pipelines.prompts import parse_feedback
+from sciarena.ui.app import arena_tab
+from sciarena.ui.handlers import ArenaHandlers
 from sciarena.wiring import build_services
 
 QUESTION = "How do transformers use self-attention to replace recurrence in sequence models?"
@@ -65,3 +71,42 @@ def test_the_demo_pool_battles_the_pipeline_offline_and_records_its_steps(tmp_pa
     assert side.report.steps[:2] == ("draft", "feedback") and side.report.steps[-1] == "verify"
     assert side.report.calls >= 2 and side.cost_usd == 0.0
     assert side.report.revisions_kept >= 1  # the demo question leaves words out, so the loop revises
+
+
+STEP_WORDS = ("draft", "Reviewing", "Searching", "Revising", "Checking every")
+
+
+def progress_lines(markup: str) -> list[str]:
+    return re.findall(r'<p class="step-status">.*?</p>', markup)
+
+
+def test_before_the_vote_the_pipeline_side_streams_like_the_plain_side_and_its_steps_come_after(tmp_path):
+    """Through the page's handlers with the offline pool: every update before the vote gives both sides the
+    same progress line (none once a side is done) and no step text anywhere; the reveal lists the steps."""
+    services = build_services(Settings(data_dir=tmp_path / "data", seed=0))
+    [pipeline] = [m for m in services.pool.active if m.base is not None]  # the offline pool's one pipeline
+    arena = replace(services.arena, pool=replace(services.arena.pool, active=(pipeline, pipeline.base)))
+    with gr.Blocks():
+        view = arena_tab()
+    handlers = ArenaHandlers(arena, view)
+    cleared = handlers.clear(0)
+    turn = cleared[view.turn]
+    updates = list(handlers.battle(QUESTION, cleared[view.session], turn))
+    session = updates[-1][view.session]
+    battle = session.battle
+    side = "a" if battle.model_a.base is not None else "b"
+    report = (battle.side_a if side == "a" else battle.side_b).report
+    assert "retrieve" in report.steps and "refine" in report.steps  # it did search and revise while streaming
+    streamed = [u for u in updates if not u[view.session].battle.finished]
+    assert streamed, "no update while the answers were written"
+    for update in streamed:
+        running = update[view.session].battle
+        for letter, component in (("a", view.answer_a), ("b", view.answer_b)):
+            done = (running.side_a if letter == "a" else running.side_b) is not None
+            assert progress_lines(update[component]) == ([] if done else ['<p class="step-status">Answering…</p>'])
+        shown = " ".join(str(value) for key, value in update.items() if key is not view.session)
+        assert not any(word in shown for word in STEP_WORDS), shown
+        assert pipeline.name not in shown and "pipeline" not in shown.lower()
+    handlers.settle(session, turn)
+    reveal = handlers.vote("A", "", True, session, SimpleNamespace(session_hash="visitor-1"), None)[view.model_names]
+    assert pipeline.name in reveal and "steps: " + ", ".join(report.steps) in reveal

@@ -9,7 +9,9 @@ import pytest
 
 from sciarena.arena.pairing import cost_usd, sample_pair
 from sciarena.core.errors import SciArenaError
+from sciarena.core.settings import Settings
 from sciarena.core.types import ModelSpec, Usage
+from sciarena.wiring import build_services
 
 
 def test_cost_of_offline_contestants_is_zero():
@@ -50,3 +52,30 @@ def test_sample_pair_with_too_few_models_is_a_clear_error(specs):
         sample_pair([specs("a")], random.Random(0))
     with pytest.raises(SciArenaError):
         sample_pair([], random.Random(0))
+
+
+@pytest.mark.parametrize("sampler", ["inverse_sqrt", "adaptive", "uniform"])
+def test_the_published_chances_are_what_the_arena_draws_with_the_offline_pipeline(tmp_path, sampler):
+    """The About table's "chance of being in the next battle" against 3,000 draws of the arena's own pair draw
+    over the offline pool (three baselines and a pipeline around one of them). The sampler's weights alone
+    said 50% for the base model, which meets its pipeline in half the pipeline's battles: it is drawn 67%."""
+    services = build_services(Settings(data_dir=tmp_path / "data", seed=3, sampler=sampler))
+    arena = services.arena
+    [pipeline] = [m for m in arena.pool.active if m.base is not None]
+    draws = 3000
+    seen: Counter[str] = Counter()
+    pairs: Counter[frozenset[str]] = Counter()
+    for _ in range(draws):
+        a, b = arena._draw()  # what start_battle draws, without answering
+        seen.update((a.name, b.name))
+        pairs[frozenset((a.name, b.name))] += 1
+    published = arena.sampling_weights()
+    assert set(published) == set(seen) and sum(published.values()) == pytest.approx(2.0)
+    for name, share in published.items():  # 4 standard errors at most: sqrt(0.25 / 3000) = 0.009
+        assert seen[name] / draws == pytest.approx(share, abs=0.037), name
+    chances = {frozenset((a, b)): p for a, b, p in arena.pair_weights().pairs()}
+    meeting = frozenset((pipeline.name, pipeline.base.name))
+    assert pairs[meeting] / draws == pytest.approx(chances[meeting], abs=0.035)
+    report = services.sampling_report(0.0)["models"]
+    assert {m["model"]: m["sampling_weight"] for m in report}[pipeline.name] == pytest.approx(published[pipeline.name],
+                                                                                              abs=1e-4)

@@ -10,7 +10,9 @@ import random
 import uuid
 from typing import Mapping, Sequence
 
-from sciarena.arena.sampling import PairSampler, SamplerState
+import numpy as np
+
+from sciarena.arena.sampling import PairSampler, PairWeights, SamplerState
 from sciarena.core.errors import SciArenaError
 from sciarena.core.types import Battle, ModelSpec, Retrieval, Usage
 
@@ -70,12 +72,44 @@ def sample_pair_with(
 PIPELINE_MEETS_BASE = 0.5
 
 
+def _usable_base(spec: ModelSpec, names: Mapping[str, ModelSpec]) -> ModelSpec | None:
+    return names.get(spec.base.name) if spec.base is not None else None
+
+
+def with_base_meetings(weights: PairWeights, usable: Sequence[ModelSpec]) -> PairWeights:
+    """The chance of each pair being the next battle once :func:`_with_base` has run on the drawn pair: the
+    sampler's weights alone undercount a pipeline's base and overcount everyone else (measured on the offline
+    pool: base 50% published, 67% drawn). A pipeline's own share is unchanged (it stays in the battle).
+
+    The drawn pair is taken in ``weights``' order (lower index first, as ``sample_pair_with`` draws); only a
+    pair of two pipelines whose bases both battle depends on that order."""
+    names = {m.name: m for m in usable}
+    index = {name: k for k, name in enumerate(weights.models)}
+    chance = dict.fromkeys(zip(weights.pair_i.tolist(), weights.pair_j.tolist()), 0.0)
+
+    def add(x: str, y: str, p: float) -> None:
+        i, j = sorted((index[x], index[y]))
+        chance[(i, j)] += p
+
+    for i, j, p in zip(weights.pair_i.tolist(), weights.pair_j.tolist(), weights.probability.tolist()):
+        pair = (names[weights.models[i]], names[weights.models[j]])
+        left = p  # what is still this drawn pair after each side's chance to meet its base
+        for k, spec in enumerate(pair):
+            base = _usable_base(spec, names)
+            if base is not None and pair[1 - k].name != base.name:
+                add(spec.name, base.name, left * PIPELINE_MEETS_BASE)
+                left *= 1.0 - PIPELINE_MEETS_BASE
+        add(pair[0].name, pair[1].name, left)
+    probability = np.array(list(chance.values()))
+    return PairWeights(weights.models, weights.pair_i, weights.pair_j, probability, np.cumsum(probability))
+
+
 def _with_base(pair: list[ModelSpec], usable: Sequence[ModelSpec], rng: random.Random) -> list[ModelSpec]:
     """``pair``, or a drawn pipeline with its base model instead of the other contestant."""
     names = {m.name: m for m in usable}
     for k, spec in enumerate(pair):
         other = pair[1 - k]
-        base = names.get(spec.base.name) if spec.base is not None else None
+        base = _usable_base(spec, names)
         if base is not None and other.name != base.name and rng.random() < PIPELINE_MEETS_BASE:
             return [spec, base]
     return pair

@@ -24,7 +24,7 @@ from sciarena.answer.prompt import answer_request
 from sciarena.arena import followups
 from sciarena.arena.labels.at_vote import ArenaLabeller
 from sciarena.arena.limits import VisitorLimits, open_limiter
-from sciarena.arena.pairing import new_battle, sample_pair, sample_pair_with
+from sciarena.arena.pairing import new_battle, sample_pair, sample_pair_with, with_base_meetings
 from sciarena.arena.runner import BattleRunner, Progress
 from sciarena.arena.sampling import PairSampler, PairWeights, SamplerState
 from sciarena.core.errors import (
@@ -243,16 +243,18 @@ class Arena:
 
     def sampling_weights(self) -> dict[str, float]:
         """Each usable model's expected share of the next battles under the current weights (sums to 2,
-        two models a battle; before a pipeline's meetings with its base), for the About tab and JSON."""
+        two models a battle; a drawn pipeline's meetings with its base included), for the About tab and JSON."""
         weights = self.pair_weights()
         return {} if weights is None else weights.per_model()
 
     def pair_weights(self) -> PairWeights | None:
-        """The probability of each pair of usable models being drawn next (None with fewer than two)."""
-        names = [m.name for m in self.pool.active if m.name not in self.settings.outage]
-        if len(names) < 2:
+        """The probability of each pair of usable models being the next battle, as ``_draw`` draws it (a drawn
+        pipeline meeting its base included); None with fewer than two."""
+        usable = [m for m in self.pool.active if m.name not in self.settings.outage]
+        if len(usable) < 2:
             return None
-        return self.pair_sampler.weights(names, self.sampler_state(), self.counts.snapshot())
+        drawn = self.pair_sampler.weights([m.name for m in usable], self.sampler_state(), self.counts.snapshot())
+        return with_base_meetings(drawn, usable)
 
     @property
     def _limiter(self) -> VisitorLimits:

@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
+ANSWERING = "Answering"  # the one progress line a running side shows before the vote, plain model or pipeline
 
 
 @dataclass(frozen=True)
@@ -54,12 +55,11 @@ class UsageReport:
 
 
 @dataclass(frozen=True)
-class StepStarted:
-    """A multi-step contestant's next step: its status line, and whether its text starts over."""
+class TextRestarted:
+    """A multi-step contestant starts its shown text over (a revision). Its step's status line goes no further
+    than the pump: nothing that tells a pipeline from a plain model is shown before the vote."""
 
     side: Side
-    status: str
-    restart: bool
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ class SideFailed:
     error: SciArenaError
 
 
-SideEvent = Union[TextChunk, UsageReport, StepStarted, ReferencesAdded, SideAnswered, SideFailed]
+SideEvent = Union[TextChunk, UsageReport, TextRestarted, ReferencesAdded, SideAnswered, SideFailed]
 
 
 @dataclass(frozen=True)
@@ -92,8 +92,10 @@ class Progress:
     text_a: str
     text_b: str
     battle: Battle  # side_a / side_b are set as soon as that side has ended
-    # A multi-step side's current step ("" for a plain model, and once the side has ended), and the
-    # references it has added so far (so its new citations link while it writes).
+    # ANSWERING for every side still running, whatever the contestant (absent once it has ended), and the
+    # references a side has added so far (so its new citations link while it writes). A pipeline's own step
+    # lines ("Searching for more papers: ...") are never passed on: before the vote they would tell a voter
+    # which side is the pipeline, and so narrow who it is; its steps are in its report, shown after the vote.
     status: Mapping[str, str] = field(default_factory=dict)
     extra_references: Mapping[str, tuple[Reference, ...]] = field(default_factory=dict)
 
@@ -204,10 +206,9 @@ class BattleRunner:
                     sides.show(event.side, filters[event.side].feed(event.text), now)
                 elif isinstance(event, UsageReport):
                     sides.used(event.side, event.usage)
-                elif isinstance(event, StepStarted):
-                    if event.restart:  # what the filter held back belonged to the text now replaced
-                        filters[event.side] = ReasoningFilter()
-                    sides.step(event.side, event.status, event.restart)
+                elif isinstance(event, TextRestarted):  # what the filter held back belonged to the old text
+                    filters[event.side] = ReasoningFilter()
+                    sides.restart(event.side)
                 elif isinstance(event, ReferencesAdded):
                     sides.add_references(event.side, event.references)
                 elif isinstance(event, SideAnswered):
@@ -247,8 +248,8 @@ class BattleRunner:
                     return
                 if delta.restart:
                     parts.clear()
-                if delta.status or delta.restart:
-                    events.put(StepStarted(side, delta.status, delta.restart))
+                if delta.restart:
+                    events.put(TextRestarted(side))
                 if delta.references:
                     extra.extend(delta.references)
                     events.put(ReferencesAdded(side, delta.references))
@@ -286,7 +287,6 @@ class _Sides:
         self.results: dict[str, SideResult] = {}
         self._first_token: dict[str, float | None] = {"a": None, "b": None}
         self._usage = {"a": Usage(), "b": Usage()}
-        self._status = {"a": "", "b": ""}
         self._extra: dict[str, tuple[Reference, ...]] = {"a": (), "b": ()}
 
     @property
@@ -304,12 +304,8 @@ class _Sides:
         if side not in self.results:
             self._usage[side] = usage  # a multi-step contestant reports its running total
 
-    def step(self, side: Side, status: str, restart: bool) -> None:
-        if side in self.results:
-            return
-        if status:
-            self._status[side] = status
-        if restart:
+    def restart(self, side: Side) -> None:
+        if side not in self.results:
             self.shown[side] = ""
 
     def add_references(self, side: Side, references: tuple[Reference, ...]) -> None:
@@ -327,8 +323,9 @@ class _Sides:
         self.shown[side] = event.answer.text
 
     def progress(self, safe: Mapping[str, str]) -> Progress:
-        """A snapshot: the shown (redacted) texts, and each running side's step and added references."""
-        running = {side: self._status[side] for side in SIDES if side not in self.results and self._status[side]}
+        """A snapshot: the shown (redacted) texts, the same ANSWERING line for each running side, and the
+        references each side has added."""
+        running = {side: ANSWERING for side in SIDES if side not in self.results}
         return Progress(safe["a"], safe["b"], self.battle(), status=running, extra_references=dict(self._extra))
 
     def fail(self, side: Side, error: SciArenaError, now: float) -> None:

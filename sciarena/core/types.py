@@ -225,7 +225,8 @@ class PipelineReport:
 class Delta:
     """One piece of a streamed answer. ``reasoning`` is never shown to voters.
 
-    A multi-step contestant also says which step runs (``status``), starts its shown text over
+    A multi-step contestant also says which step runs (``status``: for logs and tests; the arena never shows
+    it before the vote, where it would single the pipeline out), starts its shown text over
     (``restart``: the next text replaces what was streamed, e.g. a revision replacing the draft),
     numbers the references it retrieved itself (``references``, appended to the battle's) and
     reports what it did at the end (``report``). A plain model sends none of these."""

@@ -14,7 +14,8 @@ HOW_IT_WORKS = """
    of well-known papers; optionally Semantic Scholar or your own datastore). The best passages are grouped per
    paper into a numbered reference list.
 2. **Two anonymous models.** Two contestants are drawn at random from the available pool and shown as
-   *Model A* and *Model B*. Both receive exactly the same references and question and answer at the same time.
+   *Model A* and *Model B*. Both start from exactly the same references and question, and answer at the same
+   time; a contestant may search for more papers of its own (an OpenScholar-style one does, see below).
 3. **Cited answers.** Each answer cites references as `[n]`; citation styles are normalised, citations to papers
    that were not in the list are removed, and the papers each answer cited are listed under it.
 4. **Your vote.** When both answers are complete, vote *A is better*, *B is better*, *Tie* or *Both are bad*.
@@ -30,9 +31,11 @@ An **OpenScholar-style** contestant wraps another model in a loop: the model dra
 (at most three points to improve), searches for more papers where a point names missing information (those
 papers are numbered after the shared ones and marked under its answer), revises the answer point by point, and
 finally checks each statement against the passages it cites, adding a citation where a given passage supports
-an uncited statement. A small line above its answer says which step runs, so you can tell it is a pipeline, but
-not which model it wraps. When its base model is in the pool too, it meets that model in about half of its battles: does the loop beat
-the bare model?
+an uncited statement. While the answers are written, both sides show the same *Answering…* line whatever the
+contestant; the steps a pipeline ran are listed with its name after your vote. (Its text starts over when it
+revises, and papers it found are marked under its answer, so a side may still look like a pipeline.) When its
+base model is in the pool too, it meets that model in at least half of its battles (half of those the sampler
+pairs with someone else, plus those it pairs with the base anyway): does the loop beat the bare model?
 """
 
 WHAT_IS_RECORDED = """

@@ -104,8 +104,8 @@ document.addEventListener("click", (event) => {
   setTimeout(() => entry.classList.remove("ref-flash"), 2000);
 });
 // A pipeline's revision starts its text over; without this its box would shrink to nothing and grow
-// again, pulling everything below it up and down. While the box shows a step line it keeps the
-// tallest height it has had; once the answer is complete (no step line) it fits its text again.
+// again, pulling everything below it up and down. While the box shows its progress line (every side
+// still answering does) it keeps the tallest height it has had; once complete it fits its text again.
 new MutationObserver(() => {
   for (const box of document.querySelectorAll("[id^='answer-']")) {
     if (box.querySelector(".step-status")) {
@@ -162,7 +162,8 @@ def answer_markdown(text: str, error: str | None = None, references: Sequence[Re
 
     ``references`` are the entries listed under this answer: their ``[n]`` become links that
     open the entry (with the passage as a hover preview); other ``[n]`` stay plain text.
-    ``status`` is a multi-step contestant's current step, shown as a small line above the text.
+    ``status`` is the runner's progress line of a side still answering (the same for every contestant),
+    shown as a small line above the text.
     """
     body = safe_markdown(text, references).strip()
     if error:
@@ -436,6 +437,11 @@ def backend_label(backend: str) -> str:
     return "the local datastore" if backend.startswith("local:") else "the search service"
 
 
+# Shown in every battle, whatever the pair: a pipeline contestant retrieves more papers of its own, so "the same
+# references" holds for the start only, and saying so only when a pipeline plays would unmask it.
+SAME_START = "Both models start from these references; a contestant may search for more."
+
+
 def retrieval_status(retrieval: Retrieval, follow_up: bool = False) -> str:
     """The status line of a turn's search; ``follow_up``: the follow-up's, whose references are the new ones."""
     if follow_up:
@@ -449,7 +455,7 @@ def retrieval_status(retrieval: Retrieval, follow_up: bool = False) -> str:
     papers = len(retrieval.references)
     passages = sum(len(r.passages) for r in retrieval.references)
     text = (f"Retrieved {passages} passages from {papers} papers ({backend_label(retrieval.backend)}) in "
-            f"{retrieval.seconds * 1000:.0f} ms. Both models see the same references.")
+            f"{retrieval.seconds * 1000:.0f} ms. {SAME_START}")
     if retrieval.note:
         text += f" {escape(retrieval.note)}"
     if not papers:
@@ -480,6 +486,8 @@ def pipeline_summary(report: PipelineReport | None) -> str:
                      f"by the check, {report.unsupported} without support found")
     if report.stopped:
         parts.append(f"stopped early: {report.stopped}")
+    if report.steps:  # shown only now: before the vote a running pipeline looks like any model
+        parts.append("steps: " + ", ".join(report.steps))
     return "; ".join(parts)
 
 

@@ -26,8 +26,8 @@ def sampling_markdown(services: Services, now: float) -> str:
     floor = f" ({report['floor']:.0%} of draws are spread evenly)" if report["floor"] else ""
     lines = ["## How pairs are drawn", "",
              f"Sampler `{report['sampler']}` (`SCIARENA_SAMPLER`): {SAMPLER_TEXT[report['sampler']]}{floor}. "
-             "Models in outage are skipped; an OpenScholar-style contestant meets its own base model in about "
-             "half of its battles. Shares count a battle for both of its models, so they add up to 200 %.", "",
+             "Models in outage are skipped; an OpenScholar-style contestant meets its own base model in at least "
+             "half of its battles, and the chances below count those meetings. Shares count a battle for both of its models, so they add up to 200 %.", "",
              f"| Model | Battles, last {report['window_days']} days | Share of those battles | "
              "Chance of being in the next battle |", "|---|---|---|---|"]
     for m in report["models"]:
