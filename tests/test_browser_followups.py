@@ -124,6 +124,10 @@ def test_two_follow_ups_then_a_vote_on_the_whole_conversation(browser, arena, wi
 
     # Copy: the whole conversation with every reference it cited.
     page.locator("#takeaway-a").wait_for(state="visible", timeout=10_000)
+    stats = page.locator("#stats-a").inner_text()  # says the sums are over the turns, and gives each turn's times
+    assert stats.startswith("All 3 turns: total ") and "turn 3: first token" in stats, stats
+    page.locator("#stats-a").scroll_into_view_if_needed()
+    screenshot(page.locator("#takeaway-a"), f"followups-{width}-figures")
     page.locator("#copy-a").click()
     page.wait_for_function("() => document.querySelector('#copy-a').innerText === 'Copied'", timeout=5_000)
     copied = page.evaluate("() => navigator.clipboard.readText()")

@@ -46,6 +46,7 @@ ANSWERING = "Answering"  # the one progress line a running side shows before the
 class TextChunk:
     side: Side
     text: str
+    at: float  # the runner's clock when this side's thread received the text (its own time, not the batch's)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ class ReferencesAdded:
 class SideAnswered:
     side: Side
     answer: Answer  # cleaned; raw_text holds what the model streamed
+    at: float  # the runner's clock when this side's answer was ready (cleaned)
     extra_references: tuple[Reference, ...] = ()
     report: PipelineReport | None = None
 
@@ -80,6 +82,7 @@ class SideAnswered:
 class SideFailed:
     side: Side
     error: SciArenaError
+    at: float
 
 
 SideEvent = Union[TextChunk, UsageReport, TextRestarted, ReferencesAdded, SideAnswered, SideFailed]
@@ -112,7 +115,8 @@ class Progress:
 class BattleRunner:
     """Runs the two sides of a battle concurrently and postprocesses each answer.
 
-    ``clock`` (monotonic seconds) times first tokens, totals and the timeout; tests inject one.
+    ``clock`` (monotonic seconds) times first tokens, totals and the timeout; tests inject one. It is read
+    on each side's own thread as that side's text and answer arrive, so it must be thread-safe.
     ``tick_s`` is the longest the stream goes without a snapshot while both models are silent."""
 
     def __init__(self, providers: Mapping[str, Provider], timeout_s: float = 120.0,
@@ -200,10 +204,12 @@ class BattleRunner:
                     batch.append(events.get_nowait())
                 except queue.Empty:
                     break
-            now = self._clock()
+            # Times are each event's own stamp, taken on its side's thread: a batch can hold both sides'
+            # events (a fast offline answer arrives whole before this loop wakes), and reading the clock
+            # here would give both sides the same first-token and total time.
             for event in batch:
                 if isinstance(event, TextChunk):
-                    sides.show(event.side, filters[event.side].feed(event.text), now)
+                    sides.show(event.side, filters[event.side].feed(event.text), event.at)
                 elif isinstance(event, UsageReport):
                     sides.used(event.side, event.usage)
                 elif isinstance(event, TextRestarted):  # what the filter held back belonged to the old text
@@ -212,10 +218,10 @@ class BattleRunner:
                 elif isinstance(event, ReferencesAdded):
                     sides.add_references(event.side, event.references)
                 elif isinstance(event, SideAnswered):
-                    sides.answer(event.side, event, now)
+                    sides.answer(event.side, event, event.at)
                 else:  # a failed side keeps what it streamed, including text the filter held back
-                    sides.show(event.side, filters[event.side].finish(), now)
-                    sides.fail(event.side, event.error, now)
+                    sides.show(event.side, filters[event.side].finish(), event.at)
+                    sides.fail(event.side, event.error, event.at)
             if sides.all_ended:
                 break
             # Redact while streaming too: a name shown mid-stream would break anonymity
@@ -255,7 +261,7 @@ class BattleRunner:
                     events.put(ReferencesAdded(side, delta.references))
                 if delta.text:
                     parts.append(delta.text)
-                    events.put(TextChunk(side, delta.text))
+                    events.put(TextChunk(side, delta.text, self._clock()))
                 if delta.usage is not None:
                     events.put(UsageReport(side, delta.usage))
                 report = delta.report or report
@@ -263,17 +269,17 @@ class BattleRunner:
             references = request.references + tuple(extra)
             edited = self._editor.rewrite(request.question, references, raw) if self._editor else None
             answer = clean_answer(edited or raw, references, request.question)
-            events.put(SideAnswered(side, replace(answer, raw_text=raw), tuple(extra), report))
+            events.put(SideAnswered(side, replace(answer, raw_text=raw), self._clock(), tuple(extra), report))
         except Cancelled:
             return  # the battle was abandoned: nobody is waiting for this side
         except SciArenaError as err:
             log.warning("contestant %s failed: %s", spec.name, err)  # the UI decides what the voter sees
-            events.put(SideFailed(side, err))
+            events.put(SideFailed(side, err, self._clock()))
         except Exception as err:  # a provider bug must not reach the user as a trace
             log.exception("contestant %s failed", spec.name)
             failure = ProviderError("This model failed unexpectedly while answering.", model=spec.name)
             failure.__cause__ = err
-            events.put(SideFailed(side, failure))
+            events.put(SideFailed(side, failure, self._clock()))
 
 
 class _Sides:

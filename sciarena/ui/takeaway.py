@@ -97,7 +97,7 @@ class SideExport:
     markdown: str  # the answer with its reference list, for the clipboard
     bibtex: str
     ris: str
-    stats: str  # "First token 0.4 s · total 2.1 s · …" ("" when nothing is known)
+    stats: str  # "First token 0.4 s · total 2.1 s · …", "All 3 turns: total 5.2 s · … · turn 1: …" or ""
 
 
 # A follow-up turn as the take-away reads it: the question, this side's answer, the references it cited.
@@ -140,11 +140,13 @@ def reference_text(paper: Paper) -> str:
 
 
 def stats_line(figures: Mapping[str, Any]) -> str:
-    """The side's measured figures; each is left out when the side did not report it."""
-    parts = []
-    if isinstance(figures.get("first_token_s"), (int, float)):
-        parts.append(f"first token {_seconds(figures['first_token_s'])}")
-    if isinstance(figures.get("total_s"), (int, float)):
+    """The side's measured figures; each is left out when the side did not report it.
+
+    A conversation's figures (``summed_figures`` of several turns) say so: "All 3 turns:" before the sums,
+    then each turn's own first-token and total time, as the record's ``turns`` store them."""
+    per_turn = figures.get("per_turn") or ()
+    parts = [] if len(per_turn) > 1 else _timing(figures.get("first_token_s"), figures.get("total_s"))
+    if len(per_turn) > 1 and _is_number(figures.get("total_s")):
         parts.append(f"total {_seconds(figures['total_s'])}")
     tokens_in, tokens_out = figures.get("input_tokens"), figures.get("output_tokens")
     if isinstance(tokens_in, int) or isinstance(tokens_out, int):
@@ -154,19 +156,37 @@ def stats_line(figures: Mapping[str, Any]) -> str:
         parts.append("cost $0 (runs locally)" if cost == 0 else f"cost ${cost:.4f}")
     elif figures.get("offline"):
         parts.append("no cost (an offline baseline)")
+    if len(per_turn) > 1:
+        turns = [f"turn {n}: {', '.join(_timing(first, total)) or 'not timed'}"
+                 for n, (first, total) in enumerate(per_turn, start=1)]
+        return f"All {len(per_turn)} turns: " + " · ".join([*parts, *turns])
     return " · ".join(parts).capitalize() if parts else ""
 
 
+def _timing(first: Any, total: Any) -> list[str]:
+    """"first token 0.4 s", "total 2.1 s"; one phrase when they are equal as shown (the whole answer arrived
+    in one piece), so the line does not look like a copy of one number."""
+    if _is_number(first) and _is_number(total) and _seconds(first) == _seconds(total):
+        return [f"first token and total both {_seconds(total)}"]
+    return ([f"first token {_seconds(first)}"] if _is_number(first) else []) + (
+        [f"total {_seconds(total)}"] if _is_number(total) else [])
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def summed_figures(turns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """A conversation's figures: the first turn's time to first token; time, tokens and cost summed over the
-    turns (a sum is left out — None — when a turn did not report its part, rather than understated)."""
+    """A conversation's figures: time, tokens and cost summed over the turns (a sum is left out — None — when
+    a turn did not report its part, rather than understated), and ``per_turn``, each turn's own
+    (first token, total) times; one turn's figures are its own."""
     if len(turns) == 1:
         return dict(turns[0])
-    out: dict[str, Any] = {"first_token_s": turns[0].get("first_token_s"), "offline": turns[0].get("offline")}
+    out: dict[str, Any] = {"offline": turns[0].get("offline"),
+                           "per_turn": [(t.get("first_token_s"), t.get("total_s")) for t in turns]}
     for key in ("total_s", "input_tokens", "output_tokens", "cost_usd"):
         values = [t.get(key) for t in turns]
-        known = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
-        out[key] = sum(values) if known else None  # type: ignore[arg-type]
+        out[key] = sum(values) if all(_is_number(v) for v in values) else None  # type: ignore[arg-type]
     return out
 
 
