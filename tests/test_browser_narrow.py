@@ -43,6 +43,7 @@ def test_the_sticky_part_stays_small_on_a_phone_and_the_answer_can_be_read_after
     battle(page, QUESTION)
     before = sticky_share(page)
     screenshot(page, "narrow-390-before-vote")
+    print(f"sticky part before the vote: {before * HEIGHT:.0f} of {HEIGHT} px ({before:.0%})")  # seen with -s
     assert 0 < before <= MOST, f"before the vote the sticky part takes {before:.0%} of the screen"
     assert page.locator("#vote-a").is_visible(), "the vote buttons are not in reach while answer A is read"
     boxes = [page.locator(f"#vote-{side}").bounding_box() for side in ("a", "b", "tie", "bad")]
@@ -56,6 +57,7 @@ def test_the_sticky_part_stays_small_on_a_phone_and_the_answer_can_be_read_after
     page.wait_for_timeout(300)
     after = sticky_share(page)
     screenshot(page, "narrow-390-after-vote")
+    print(f"sticky part after the vote: {after * HEIGHT:.0f} of {HEIGHT} px ({after:.0%})")
     assert after <= MOST, f"after the vote the sticky part takes {after:.0%} of the screen"
 
     # The last paragraph of answer A, scrolled to just above whatever still sticks, is seen whole.
