@@ -2,7 +2,7 @@
 
 Stable hooks (scripted clients and browser tests rely on them):
 element ids question, send, answer-a, answer-b, references-a, references-b, vote-a, vote-b, vote-tie,
-vote-bad, vote-field, reason, consent, followup-box, followup, followup-send, followup-error, terms, vote-bar, question-error, vote-error, mode-banner, model-names,
+vote-bad, vote-field, reason, consent, followup-box, followup, followup-send, followup-error, terms, vote-dock, vote-bar, question-error, vote-error, mode-banner, model-names,
 new-battle, leaderboard-table, board-view, board-style, board-rating, board-csv; after the vote (ui/takeaway.py)
 share, share-reason, takeaway-a/b, stats-a/b, copy-a/b, download-bib-a/b, download-ris-a/b, battle-link; a
 battle's own view (ui/battle_view.py, ``?battle=<id>``) battle-view, battle-view-head, view-answer-a/b,
@@ -45,17 +45,33 @@ CSS = """
 /* The Markdown's own paragraphs set a colour, so the message colours them, not only its box. */
 #question-error, #question-error p, #vote-error, #vote-error p, #followup-error, #followup-error p { color: var(--error-text-color); font-weight: 600; }
 /* The vote buttons stay in reach while the answers are read: at 390 px two full answers are several
-   screens long. Sticky, not fixed, so the bar takes its own place at the end and hides nothing there.
-   Gradio's container clips with overflow: hidden, which would make it the bar's scroll box and stop the
-   bar from sticking; clip cuts the same overflow without being a scroll box. Its z-index is above the
-   reason box's label (Gradio gives labels 40), which otherwise showed through the bar scrolling under it. */
+   screens long. Sticky, not fixed, so the dock takes its own place at the end and hides nothing there.
+   Gradio's container clips with overflow: hidden, which would make it the dock's scroll box and stop it
+   from sticking; clip cuts the same overflow without being a scroll box. Its z-index is above the
+   reason box's label (Gradio gives labels 40), which otherwise showed through the dock scrolling under it.
+   On a wide screen the whole dock (reveal, consent, field, buttons) sticks; it leaves the answers most of
+   the screen. On a phone it took 409 of 844 px before the vote and 437 after, so there only #vote-bar (the
+   four buttons and the refusal beside them) sticks: the dock's box dissolves (display: contents) so the
+   bar sticks within the battle, and consent, terms, field and the reveal scroll with the page above it. */
 .gradio-container { overflow: clip !important; }
-#vote-bar { position: sticky; bottom: 0; z-index: 41; background: var(--background-fill-primary);
-            border-top: 1px solid var(--border-color-primary); box-shadow: 0 -6px 14px rgba(0, 0, 0, 0.08);
-            padding: 0.5rem 0.6rem; gap: 0.4rem; }
+#vote-dock, #vote-bar { position: sticky; bottom: 0; z-index: 41; background: var(--background-fill-primary);
+                        border-top: 1px solid var(--border-color-primary); box-shadow: 0 -6px 14px rgba(0, 0, 0, 0.08);
+                        padding: 0.5rem 0.6rem; gap: 0.4rem; }
+@media (min-width: 641px) { #vote-bar { position: static; border-top: 0; box-shadow: none; padding: 0; } }
 #vote-bar .vote-buttons { flex-wrap: wrap; gap: 0.4rem; }
 #vote-bar .vote-buttons button { flex: 1 1 8rem; min-width: 0 !important; }
-@media (max-width: 640px) { #vote-bar .vote-buttons button { flex-basis: 40%; padding: 0.4rem; } }
+@media (max-width: 640px) {
+  #vote-dock { display: contents !important; }
+  #vote-bar { padding: 0.4rem 0.5rem; }
+  /* Two by two, each label on one line ("Both are bad X" wrapped onto two). */
+  #vote-bar .vote-buttons button { flex-basis: 40%; padding: 0.35rem 0.4rem; white-space: nowrap; font-size: 0.9rem; }
+  /* Once the names are revealed the consent box, the field and the (closed) buttons have done their work
+     and step aside until the next battle blanks the reveal; the bar keeps one line saying where the
+     reveal is (under the answers), so the reader sees the vote went through and reads on. */
+  #vote-dock:has(#model-names li) :is(.consent-row, .vote-buttons, #vote-field) { display: none; }
+  #vote-dock:has(#model-names li) #vote-bar::before { content: "Vote recorded · names under the answers";
+                                                      font-weight: 600; font-size: 0.85rem; }
+}
 /* The follow-up box: one line under the two answers, its button beside it (under it on a phone). */
 #followup-box { gap: 0.3rem; }
 #followup-box .followup-row { flex-wrap: wrap; gap: 0.4rem; }
@@ -64,10 +80,6 @@ CSS = """
 #vote-field { padding: 0.2rem 0.4rem; }
 #vote-field .wrap { gap: 0.25rem 0.4rem; }
 #vote-field label { padding: 0.15rem 0.5rem; font-size: 0.85rem; }
-/* Once the names are revealed the consent box and the (closed) buttons have done their work; on a phone
-   they would keep a long reveal (a pipeline's summary) covering most of the screen, so they step aside
-   until the next battle blanks the reveal. */
-@media (max-width: 640px) { #vote-bar:has(#model-names li) :is(.consent-row, .vote-buttons, #vote-field) { display: none; } }
 """
 
 # Runs once per page load, in the browser (demo.load(js=...)): the lasting voter key — 128 random bits
@@ -209,7 +221,7 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "", ma
             if oauth_enabled:
                 gr.LoginButton(scale=1)  # optional: a signed-in vote is recorded under a hash of the HF username
         share, share_reason = takeaway.share_controls()
-        with gr.Column(elem_id="vote-bar"):
+        with gr.Column(elem_id="vote-dock"):  # sticky as a whole on a wide screen; only #vote-bar on a phone
             model_names = gr.Markdown("", elem_id="model-names")
             taken = takeaway.build_view(panel_a, panel_b, share, share_reason)  # the battle's link, after the reveal
             with gr.Row(equal_height=True, elem_classes="consent-row"):
@@ -221,10 +233,11 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "", ma
             subject_field = gr.Radio(choices=list(ASKER_FIELDS), value=None, interactive=False,
                                      label="Field of your question (change it if it is wrong)",
                                      elem_id="vote-field", elem_classes="field-choice")
-            with gr.Row(elem_classes="vote-buttons"):
-                buttons = tuple(gr.Button(label, elem_id=eid, interactive=False, min_width=0)
-                                for eid, label, _ in VOTE_BUTTONS)
-            vote_error = gr.Markdown("", elem_id="vote-error")
+            with gr.Column(elem_id="vote-bar"):
+                with gr.Row(elem_classes="vote-buttons"):
+                    buttons = tuple(gr.Button(label, elem_id=eid, interactive=False, min_width=0)
+                                    for eid, label, _ in VOTE_BUTTONS)
+                vote_error = gr.Markdown("", elem_id="vote-error")
     choice = gr.Textbox(visible=False)
     api_question = gr.Textbox(visible=False)
     browser_key = gr.Textbox(visible=False)

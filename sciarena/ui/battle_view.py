@@ -91,9 +91,10 @@ def _side_view(letter: str) -> SideView:
     with gr.Column(min_width=320):
         answer = gr.Markdown(elem_id=f"view-answer-{letter}", elem_classes="answer-box",
                              latex_delimiters=render.latex_delimiters())
-        stats = gr.Markdown("", elem_id=f"view-stats-{letter}")
-        files = gr.HTML("", elem_id=f"view-files-{letter}")
-        references = gr.Markdown(elem_id=f"view-references-{letter}")
+        references = gr.Markdown(elem_id=f"view-references-{letter}")  # then figures and files, as in the arena
+        with gr.Column(elem_classes="takeaway"):  # the arena's take-away styles (ui/takeaway.py CSS)
+            stats = gr.Markdown("", elem_id=f"view-stats-{letter}", elem_classes="side-stats")
+            files = gr.HTML("", elem_id=f"view-files-{letter}", elem_classes="files-block")
     return SideView(answer=answer, references=references, stats=stats, files=files)
 
 

@@ -59,10 +59,16 @@ CSS = "\n".join(
     for eid, key in SHORTCUTS) + """
 .takeaway { gap: 0.4rem; margin-top: 0.5rem; }
 .takeaway .side-stats, .takeaway .side-stats p { font-size: 0.9rem; color: var(--body-text-color-subdued); }
-.takeaway-files a { display: inline-block; margin: 0.15rem 0.6rem 0.15rem 0; padding: 0.3rem 0.7rem;
-                    border: 1px solid var(--border-color-primary); border-radius: 6px; text-decoration: none; }
+/* Copy (a Gradio button) and the two downloads (links) are one set of three: drawn alike, flush left. */
+.takeaway-files a, .takeaway .copy-button {
+  display: inline-block; margin: 0.15rem 0.6rem 0.15rem 0; padding: 0.3rem 0.7rem; font-size: 0.9rem !important;
+  font-weight: 400; line-height: 1.4; text-decoration: none; color: var(--link-text-color) !important;
+  background: var(--background-fill-primary) !important; border: 1px solid var(--border-color-primary) !important;
+  border-radius: 6px !important; box-shadow: none !important; }
+.takeaway-files { margin: 0; }
+.block.files-block, .block.files-block .html-container { padding: 0 !important; }
 #battle-link a { font-weight: 600; }
-.takeaway .copy-button { align-self: flex-start; width: auto; max-width: 14rem; }
+.takeaway .copy-button { align-self: flex-start; width: auto !important; min-width: 0 !important; max-width: 14rem; }
 .share-row { gap: 0; }
 """
 
@@ -268,7 +274,7 @@ def side_panel(letter: str) -> SidePanel:
         stats = gr.Markdown("", elem_id=f"stats-{low}", elem_classes="side-stats")
         # Stacked, not in a row: a Gradio row squeezes its items rather than wrapping them on a phone.
         copy = gr.Button("Copy as Markdown", elem_id=f"copy-{low}", size="sm", elem_classes="copy-button")
-        files = gr.HTML("", elem_id=f"files-{low}")
+        files = gr.HTML("", elem_id=f"files-{low}", elem_classes="files-block")
         markdown = gr.Textbox(visible=False)
     return SidePanel(box=box, stats=stats, markdown=markdown, copy=copy, files=files)
 
