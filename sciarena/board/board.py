@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from sciarena.board import history
-from sciarena.board.compute import Leaderboard, compute_leaderboard
+from sciarena.board.compute import PROVISIONAL_BATTLES, Leaderboard, compute_leaderboard
 from sciarena.board.style import STYLE_FEATURES, style_matrix
 from sciarena.board.table import VoteTable, played_only
 from sciarena.board.views import (
@@ -27,6 +27,32 @@ from sciarena.board.views import (
     mean_tokens,
 )
 from sciarena.core.errors import LeaderboardInputError
+from sciarena.core.text import counted
+
+NO_INTERVAL = "too few votes in this view for an interval"
+
+
+def has_interval(lower: float, upper: float) -> bool:
+    """False when the 95% interval is one number at the shown precision (0.1): a bootstrap of a handful
+    of votes resamples the same few outcomes, and "1145.4–1145.4" would claim a certainty it lacks."""
+    return bool(np.isfinite(lower) and np.isfinite(upper) and upper - lower >= 0.05)
+
+
+OUTCOME_WORDS = {"A": "A better", "B": "B better", "tie": "tie", "bad": "both bad"}
+
+
+def outcome_words(lb: Leaderboard) -> str:
+    """"A better 1, B better 1, tie 1, both bad 1": what the board's votes said (goes after their count)."""
+    return ", ".join(f"{OUTCOME_WORDS.get(k, k)} {v:,}" for k, v in lb.outcomes.items())
+
+
+def few_votes_note(votes: int) -> str:
+    """The view-level warning for a board resting on fewer than PROVISIONAL_BATTLES votes ("" otherwise)."""
+    if votes >= PROVISIONAL_BATTLES:
+        return ""
+    return (f"This view rests on {counted(votes, 'vote')} (fewer than {PROVISIONAL_BATTLES}): "
+            "its ratings, intervals and ranks say little yet.")
+
 
 OVERALL = "overall"
 VIEW_KINDS = {"subject": "Discipline", "question_type": "Category", "turns": "Turns"}

@@ -1,0 +1,71 @@
+"""A reviewer's findings on the Leaderboard tab and the CLI: boards resting on a handful of votes,
+the summary's counts, negative zero, the fields line, stats' model count, plurals, the plot's names."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import gradio as gr
+
+from sciarena.board import compute_leaderboard, table_from_arrays
+from sciarena.board.board import board_rows, build_board
+from sciarena.board.compute import StyleCoefficient
+from sciarena.cli.leaderboard import format_table
+from sciarena.ui.board_html import render_table
+from sciarena.ui.leaderboard_tab import LeaderboardTab
+from sciarena.wiring import open_board
+
+NOTE = "too few votes in this view for an interval"
+
+
+def _one_vote():
+    return table_from_arrays(["x", "y"], a=[0], b=[1], outcome=[0])
+
+
+def _four_votes():
+    return table_from_arrays(["w", "x", "y", "z"], a=[0, 1, 2, 3], b=[1, 2, 3, 0], outcome=[0, 1, 2, 3])
+
+
+def test_a_board_of_one_vote_shows_no_interval_and_says_why_in_the_cli_and_the_tab():
+    text = format_table(compute_leaderboard(_one_vote(), bootstrap=100, by=()))
+    assert "–" not in text.split("\n\n")[0]  # no "1145.4–1145.4" in the table
+    assert NOTE in text and "rests on 1 vote (fewer than 100)" in text
+    html = render_table(board_rows(build_board(_one_vote(), bootstrap=100), {}))
+    assert NOTE in html and "–" not in html.split("<tbody>")[1].split("</tbody>")[0]
+
+
+def test_a_board_with_intervals_shows_them_without_the_note():
+    table = table_from_arrays(["x", "y", "z"], a=[0, 1, 2] * 60, b=[1, 2, 0] * 60, outcome=[0, 1, 2] * 60)
+    text = format_table(compute_leaderboard(table, bootstrap=50, by=()))
+    assert NOTE not in text and "rests on" not in text and text.count("–") >= 3
+    assert NOTE not in render_table(board_rows(build_board(table, bootstrap=50), {}))
+
+
+def test_the_summary_says_the_counts_are_votes_and_what_each_one_is():
+    text = format_table(compute_leaderboard(_four_votes(), bootstrap=0, by=()))
+    assert "4 votes (A better 1, B better 1, tie 1, both bad 1) on 4 models" in text
+    assert "(A 1," not in text
+
+
+def test_the_tab_summary_names_the_outcomes_and_warns_on_few_votes(scripted, make_services):
+    from sciarena.arena.rules import ArenaSession, Ballot
+
+    scripted.add("alpha", "Alpha [1].")
+    scripted.add("beta", "Beta [1].")
+    services = make_services()
+    for choice in ("A", "B", "tie"):
+        battle = list(services.arena.start_battle("How does attention work?"))[-1].battle
+        services.arena.vote(ArenaSession(battle=battle), Ballot(choice=choice, consent=True))
+    tab = LeaderboardTab(open_board(services.votes, services.pool, warm_style=False), services.pipeline_pairs())
+    with gr.Blocks():
+        view = tab.build()
+    summary = tab.refresh(view)[view.summary]
+    assert "**3 votes** (A better 1, B better 1, tie 1, both bad 0) on 2 models" in summary
+    assert "rests on 3 votes (fewer than 100)" in summary
+
+
+def test_no_negative_zero_in_a_style_interval():
+    lb = compute_leaderboard(_four_votes(), bootstrap=0, by=())
+    lb = dataclasses.replace(lb, style=(StyleCoefficient("length", -0.2, -0.306, -0.00004, -0.2),))
+    text = format_table(lb)
+    assert "-0.000" not in text and "-0.306 to +0.000" in text
