@@ -69,3 +69,20 @@ def test_no_negative_zero_in_a_style_interval():
     lb = dataclasses.replace(lb, style=(StyleCoefficient("length", -0.2, -0.306, -0.00004, -0.2),))
     text = format_table(lb)
     assert "-0.000" not in text and "-0.306 to +0.000" in text
+
+
+def test_the_fields_line_says_set_by_the_asker_not_confirmed():
+    from sciarena.board.fields import fields_by_discipline, fields_line
+    from sciarena.board.table import vote_table
+    from sciarena.science.stats.fields import field_provenance
+
+    rows = [{"id": f"v{k}", "modelA": "Alpha", "modelB": "Beta", "vote": "A", "subject": "Engineering",
+             "subject_source": "labeller"} for k in range(6)]  # every asker kept the proposed field
+    table = vote_table(rows)
+    line, by = fields_line(table), fields_by_discipline(table)
+    assert line.startswith("Fields: 0% of 6 votes in this view set by the asker "
+                           "(the rest kept the labeller's proposal); the labeller is ")
+    assert "Fields set by the asker (the rest kept the labeller's proposal): Engineering 0% of 6 votes" in by
+    stats = "\n".join(field_provenance(rows).lines())
+    assert "Engineering: 6 votes, 0 set by the asker (0%)" in stats
+    assert "confirmed" not in line + by + stats
