@@ -86,3 +86,14 @@ def test_the_fields_line_says_set_by_the_asker_not_confirmed():
     stats = "\n".join(field_provenance(rows).lines())
     assert "Engineering: 6 votes, 0 set by the asker (0%)" in stats
     assert "confirmed" not in line + by + stats
+
+
+def test_stats_names_the_threshold_and_counts_the_rated_models_as_the_leaderboard_does():
+    from sciarena.science.stats.stats import compute_stats
+
+    models = ["w", "x", "y", "z"]
+    records = [{"id": f"v{k}", "question": "q", "responseA": "a", "responseB": "b", "modelA": models[k % 4],
+                "modelB": models[(k + 1) % 4], "vote": "A", "schema_version": 1} for k in range(8)]
+    notes = " ".join(compute_stats(records, bootstrap=0).notes)
+    assert "0 models listed with at least 100 battles (4 models rated), fewer than the top" in notes
+    assert "model(s)" not in notes
