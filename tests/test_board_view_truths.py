@@ -97,3 +97,13 @@ def test_stats_names_the_threshold_and_counts_the_rated_models_as_the_leaderboar
     notes = " ".join(compute_stats(records, bootstrap=0).notes)
     assert "0 models listed with at least 100 battles (4 models rated), fewer than the top" in notes
     assert "model(s)" not in notes
+
+
+def test_counts_of_one_take_the_singular():
+    from sciarena.board.board import view_choices
+    from sciarena.science.stats.fields import field_provenance
+
+    lines = field_provenance([{"subject": "Engineering", "subject_source": "labeller"}]).lines()
+    assert "  Engineering: 1 vote, 0 set by the asker (0%)" in lines
+    table = table_from_arrays(["x", "y"], a=[0], b=[1], outcome=[0], subjects=["Engineering"], subject=[0])
+    assert ("Discipline: Engineering (1 vote)", "subject:Engineering") in view_choices(table)

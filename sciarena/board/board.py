@@ -83,7 +83,7 @@ def view_choices(table: VoteTable) -> list[tuple[str, str]]:
         counts = np.bincount(codes[codes >= 0], minlength=len(names))
         if by == "turns" and np.count_nonzero(counts) < 2:
             continue
-        choices += [(f"{label}: {name} ({int(n):,} vote{'' if n == 1 else 's'})", f"{by}:{name}")
+        choices += [(f"{label}: {name} ({counted(int(n), 'vote')})", f"{by}:{name}")
                     for name, n in zip(names, counts) if n]
     return choices
 

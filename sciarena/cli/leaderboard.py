@@ -189,7 +189,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         rating=getattr(args, "rating", "bootstrap-mean"),
         style_procedure=getattr(args, "style_procedure", "ours"))
     if not lb.rows:
-        raise LeaderboardInputError(f"no model has at least {args.min_battles} battles ({table.n_votes} votes); "
+        raise LeaderboardInputError(f"no model has at least {args.min_battles} battles ({counted(table.n_votes, 'vote')}); "
                                     "lower --min-battles")
     # The per-discipline columns stand on the votes' fields: say how they were decided.
     fields = fields_by_discipline(table) if "subject" in by and table.subjects else ""
