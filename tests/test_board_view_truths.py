@@ -107,3 +107,17 @@ def test_counts_of_one_take_the_singular():
     assert "  Engineering: 1 vote, 0 set by the asker (0%)" in lines
     table = table_from_arrays(["x", "y"], a=[0], b=[1], outcome=[0], subjects=["Engineering"], subject=[0])
     assert ("Discipline: Engineering (1 vote)", "subject:Engineering") in view_choices(table)
+
+
+def test_the_ratings_plot_shows_every_name_whole():
+    import re
+
+    from sciarena.board.plots import ratings_svg
+
+    names = ["OpenScholar-style (gpt-4.1-mini)", "Llama-4-Maverick-17B-128E-Instruct-FP8", "o3"]
+    table = table_from_arrays(names, a=[0, 1, 2] * 4, b=[1, 2, 0] * 4, outcome=[0, 1, 2] * 4)
+    svg = ratings_svg(compute_leaderboard(table, bootstrap=0, by=()))
+    labels = re.findall(r'<text class="label"[^>]*>(.*?)</text>', svg)
+    shown = sorted("".join(re.findall(r"<tspan[^>]*>(.*?)</tspan>", label)) for label in labels)
+    assert shown == sorted(n.replace(" ", "") for n in names) and "…" not in svg
+    assert all(len(line) <= 20 for label in labels for line in re.findall(r"<tspan[^>]*>(.*?)</tspan>", label))
