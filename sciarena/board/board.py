@@ -159,6 +159,13 @@ def _cost(facts: ModelFacts | None, tokens: tuple[float, float] | None) -> float
     return cost_per_100_calls(facts.price_input_per_m, facts.price_output_per_m, *tokens)
 
 
+def _interval(prefix: str, lb: Leaderboard, row: Any) -> dict[str, float | None]:
+    """The row's interval bounds, None without a bootstrap (a fit without one has no interval, and the
+    table's "too few votes" note would be untrue for it)."""
+    known = row is not None and lb.bootstrap > 0
+    return {f"{prefix}ci_lower": row.ci_lower if known else None, f"{prefix}ci_upper": row.ci_upper if known else None}
+
+
 def board_rows(board: Board, facts: Mapping[str, ModelFacts]) -> list[dict[str, Any]]:
     """One flat record per model (best first): the CSV rows and what the HTML table renders.
 
@@ -169,12 +176,12 @@ def board_rows(board: Board, facts: Mapping[str, ModelFacts]) -> list[dict[str, 
         info = facts.get(row.model)
         entry: dict[str, Any] = {
             "rank": row.rank, "model": row.model, "provisional": row.provisional,
-            "rating": row.rating, "ci_lower": row.ci_lower, "ci_upper": row.ci_upper, "battles": row.battles,
+            "rating": row.rating, "battles": row.battles, **_interval("", board.plain, row),
         }
         if board.styled is not None:
             sc = styled.get(row.model)
             entry.update(style_rank=sc.rank if sc else None, style_rating=sc.rating if sc else None,
-                         style_ci_lower=sc.ci_lower if sc else None, style_ci_upper=sc.ci_upper if sc else None)
+                         **_interval("style_", board.styled, sc))
         entry.update(
             organisation=(info.organisation or None) if info else None,
             open_weights=info.open_weights if info else None,
