@@ -1,5 +1,5 @@
 """The per-discipline views say how their fields were decided: the share of votes whose field the asker
-confirmed (``subject_source`` "asker", read by every vote reader) and the labeller's measured accuracy."""
+set (``subject_source`` "asker", read by every vote reader) and the labeller's measured accuracy."""
 
 from __future__ import annotations
 
@@ -52,22 +52,22 @@ def test_every_reader_gives_the_same_asker_column(tmp_path):
     assert read_parquet(parquet).asker.tolist() == _expected(rows[:50])
 
 
-def test_a_discipline_view_says_its_asker_confirmed_share_and_the_labellers_fresh_accuracy(tmp_path):
+def test_a_discipline_view_says_its_asker_set_share_and_the_labellers_fresh_accuracy(tmp_path):
     rows = _rows(30)  # Engineering: every third vote (10), Healthcare the other 20
     table = vote_table(rows)
     healthcare = table.subset(table.subject == table.subjects.index("Healthcare"))
-    confirmed = sum(e for r, e in zip(rows, _expected(rows)) if r["subject"] == "Healthcare")
+    set_by_asker = sum(e for r, e in zip(rows, _expected(rows)) if r["subject"] == "Healthcare")
     labeller = f"the labeller is {100 * FRESH_ACCURACY:.1f}% accurate on {FRESH_QUESTIONS} fresh questions"
-    assert fields_line(healthcare) == (f"Fields: {round(100 * confirmed / 20)}% of 20 votes in this view confirmed "
-                                       f"by the asker; {labeller} (written after it was frozen).")
+    assert fields_line(healthcare) == (f"Fields: {round(100 * set_by_asker / 20)}% of 20 votes in this view set by "
+                                       f"the asker (the rest kept the labeller's proposal); {labeller} (written after it was frozen).")
     by = fields_by_discipline(table)
     engineering = sum(e for r, e in zip(rows, _expected(rows)) if r["subject"] == "Engineering")
     assert f"Engineering {round(100 * engineering / 10)}% of 10 votes, Healthcare" in by and labeller in by
     unknown = table_from_arrays(["A", "B"], [0], [1], [0])  # votes that never say who chose the field
-    assert "do not record whether the asker confirmed" in fields_line(unknown)
+    assert "do not record whether the asker set the field" in fields_line(unknown)
 
 
-def test_the_leaderboard_command_prints_each_disciplines_asker_confirmed_share(tmp_path):
+def test_the_leaderboard_command_prints_each_disciplines_asker_set_share(tmp_path):
     rows = _rows(30)
     path = tmp_path / "votes.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -75,4 +75,4 @@ def test_the_leaderboard_command_prints_each_disciplines_asker_confirmed_share(t
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert fields_by_discipline(read_table(path)) in done.stdout.splitlines()
-    assert "Fields confirmed by the asker: Engineering" in done.stdout
+    assert "Fields set by the asker (the rest kept the labeller's proposal): Engineering" in done.stdout

@@ -1,7 +1,7 @@
 """The field choice on the vote bar, in Chromium at 1280 and 390 px: the labeller's field is proposed
 when both answers are complete, scripted askers correct it when it is not their own field, a changed
 field is stored with subject_source "asker", the per-discipline board counts it in the chosen field, and the
-discipline view says what share of its votes the asker confirmed and how accurate the labeller is.
+discipline view says what share of its votes the asker set (the rest kept the labeller's proposal) and how accurate the labeller is.
 
 The askers are scripted: each has a question from the fresh3 split of question_labels.jsonl and
 that question's gold field as their own, and changes the proposed field only when it differs. The

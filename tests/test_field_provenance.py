@@ -13,7 +13,7 @@ from sciarena.science.labelling.gold import load_labelled_questions
 from sciarena.science.stats.fields import field_provenance
 
 
-def test_asker_confirmed_shares_are_counted_per_field_and_older_records_count_as_labelled():
+def test_asker_set_shares_are_counted_per_field_and_older_records_count_as_labelled():
     records = [
         {"subject": "Healthcare", "subject_source": "asker", "subject_labelled": "Natural Science"},
         {"subject": "Healthcare", "subject_source": "labeller", "subject_labelled": "Healthcare"},
@@ -25,7 +25,7 @@ def test_asker_confirmed_shares_are_counted_per_field_and_older_records_count_as
     assert provenance.asker == {"Healthcare": 1} and provenance.changed == 1
     lines = provenance.lines()
     assert lines[0].startswith("Fields: 1 of 4 votes carry a field the asker chose")
-    assert "  Healthcare: 2 votes, 1 asker-confirmed (50%)" in lines
+    assert "  Healthcare: 2 votes, 1 set by the asker (50%)" in lines
 
 
 def test_the_askers_choice_replaces_the_labellers_only_when_changed():

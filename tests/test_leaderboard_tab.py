@@ -47,7 +47,7 @@ def test_stored_votes_fill_the_summary_table_plots_and_downloads(scripted, make_
     updates = tab.refresh(view)
     assert set(updates) == set(view.outputs)
     summary = updates[view.summary]
-    assert summary.startswith("Computed from **3 votes** up to ")
+    assert summary.startswith("Computed from **3 votes** (A better 1, B better 1, tie 1, both bad 0) on 2 models up to ")
     assert "at 2027-01-15 08:00:00 UTC" in summary and "bootstrap mean" in summary
     html = updates[view.table]
     assert "ALPHA" in html and "BETA" in html and html.count('class="badge"') == 2  # both provisional

@@ -97,7 +97,7 @@ def test_charts_are_svg_and_html_best_first_with_counts_in_cells():
     lb = compute_leaderboard(table, bootstrap=20)
     svg = ratings_svg(lb)
     assert svg.startswith("<svg") and svg.endswith("</svg>")
-    positions = [svg.index(f">{r.model}</text>") for r in lb.rows]
+    positions = [svg.index(f">{r.model}</tspan></text>") for r in lb.rows]
     assert positions == sorted(positions)  # drawn best first, top to bottom
     h2h = head_to_head(table, [r.model for r in lb.rows])
     heat = win_rate_html(h2h)

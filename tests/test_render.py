@@ -207,7 +207,7 @@ def test_the_status_line_names_the_source_but_never_a_server_path(backend, shown
                           note="Fell back [here](http://x).")
     status = render.retrieval_status(retrieval)
     assert f"({shown})" in status and "/srv" not in status and "/opt" not in status
-    assert status.startswith("Retrieved 1 passages from 1 papers") and "250 ms" in status
+    assert status.startswith("Retrieved 1 passage from 1 paper (") and "250 ms" in status
     assert "&#91;here&#93;(http://x)" in status
 
 

@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from sciarena.board import history
-from sciarena.board.compute import Leaderboard, compute_leaderboard
+from sciarena.board.compute import PROVISIONAL_BATTLES, Leaderboard, compute_leaderboard
 from sciarena.board.style import STYLE_FEATURES, style_matrix
 from sciarena.board.table import VoteTable, played_only
 from sciarena.board.views import (
@@ -27,6 +27,32 @@ from sciarena.board.views import (
     mean_tokens,
 )
 from sciarena.core.errors import LeaderboardInputError
+from sciarena.core.text import counted
+
+NO_INTERVAL = "too few votes in this view for an interval"
+
+
+def has_interval(lower: float, upper: float) -> bool:
+    """False when the 95% interval is one number at the shown precision (0.1): a bootstrap of a handful
+    of votes resamples the same few outcomes, and "1145.4–1145.4" would claim a certainty it lacks."""
+    return bool(np.isfinite(lower) and np.isfinite(upper) and upper - lower >= 0.05)
+
+
+OUTCOME_WORDS = {"A": "A better", "B": "B better", "tie": "tie", "bad": "both bad"}
+
+
+def outcome_words(lb: Leaderboard) -> str:
+    """"A better 1, B better 1, tie 1, both bad 1": what the board's votes said (goes after their count)."""
+    return ", ".join(f"{OUTCOME_WORDS.get(k, k)} {v:,}" for k, v in lb.outcomes.items())
+
+
+def few_votes_note(votes: int) -> str:
+    """The view-level warning for a board resting on fewer than PROVISIONAL_BATTLES votes ("" otherwise)."""
+    if votes >= PROVISIONAL_BATTLES:
+        return ""
+    return (f"This view rests on {counted(votes, 'vote')} (fewer than {PROVISIONAL_BATTLES}): "
+            "its ratings, intervals and ranks say little yet.")
+
 
 OVERALL = "overall"
 VIEW_KINDS = {"subject": "Discipline", "question_type": "Category", "turns": "Turns"}
@@ -57,7 +83,7 @@ def view_choices(table: VoteTable) -> list[tuple[str, str]]:
         counts = np.bincount(codes[codes >= 0], minlength=len(names))
         if by == "turns" and np.count_nonzero(counts) < 2:
             continue
-        choices += [(f"{label}: {name} ({int(n):,} vote{'' if n == 1 else 's'})", f"{by}:{name}")
+        choices += [(f"{label}: {name} ({counted(int(n), 'vote')})", f"{by}:{name}")
                     for name, n in zip(names, counts) if n]
     return choices
 
@@ -133,6 +159,13 @@ def _cost(facts: ModelFacts | None, tokens: tuple[float, float] | None) -> float
     return cost_per_100_calls(facts.price_input_per_m, facts.price_output_per_m, *tokens)
 
 
+def _interval(prefix: str, lb: Leaderboard, row: Any) -> dict[str, float | None]:
+    """The row's interval bounds, None without a bootstrap (a fit without one has no interval, and the
+    table's "too few votes" note would be untrue for it)."""
+    known = row is not None and lb.bootstrap > 0
+    return {f"{prefix}ci_lower": row.ci_lower if known else None, f"{prefix}ci_upper": row.ci_upper if known else None}
+
+
 def board_rows(board: Board, facts: Mapping[str, ModelFacts]) -> list[dict[str, Any]]:
     """One flat record per model (best first): the CSV rows and what the HTML table renders.
 
@@ -143,12 +176,12 @@ def board_rows(board: Board, facts: Mapping[str, ModelFacts]) -> list[dict[str, 
         info = facts.get(row.model)
         entry: dict[str, Any] = {
             "rank": row.rank, "model": row.model, "provisional": row.provisional,
-            "rating": row.rating, "ci_lower": row.ci_lower, "ci_upper": row.ci_upper, "battles": row.battles,
+            "rating": row.rating, "battles": row.battles, **_interval("", board.plain, row),
         }
         if board.styled is not None:
             sc = styled.get(row.model)
             entry.update(style_rank=sc.rank if sc else None, style_rating=sc.rating if sc else None,
-                         style_ci_lower=sc.ci_lower if sc else None, style_ci_upper=sc.ci_upper if sc else None)
+                         **_interval("style_", board.styled, sc))
         entry.update(
             organisation=(info.organisation or None) if info else None,
             open_weights=info.open_weights if info else None,

@@ -1,8 +1,9 @@
-"""How a board's fields were decided, in one line: the share of its votes whose field the asker confirmed
-on the vote bar (``subject_source`` "asker"), and the offline labeller's measured accuracy for the rest.
+"""How a board's fields were decided, in one line: the share of its votes whose field the asker set on the
+vote bar (``subject_source`` "asker": the asker changed the proposed field; a vote whose asker kept it records
+"labeller"), and the offline labeller's measured accuracy for the rest.
 
 The per-discipline views (Leaderboard tab, ``leaderboard --by subject``) stand on each vote's field, so
-they say how much of that rests on the askers' own word.
+they say how much of that rests on the askers' own choice.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ import numpy as np
 
 from sciarena.arena.labels.discipline_text import FRESH_ACCURACY, FRESH_QUESTIONS
 from sciarena.board.table import VoteTable
+from sciarena.core.text import counted
 
 LABELLER = (f"the labeller is {100 * FRESH_ACCURACY:.1f}% accurate on {FRESH_QUESTIONS} fresh questions "
             "(written after it was frozen)")
 
 
 def asker_share(table: VoteTable, mask: np.ndarray | None = None) -> tuple[int, int] | None:
-    """(votes whose asker confirmed the field, votes) among ``mask`` (default all); None when the votes
+    """(votes whose asker set the field, votes) among ``mask`` (default all); None when the votes
     do not record who chose the field."""
     if table.asker is None:
         return None
@@ -25,25 +27,29 @@ def asker_share(table: VoteTable, mask: np.ndarray | None = None) -> tuple[int, 
     return int(chosen.sum()), int(chosen.size)
 
 
-def _share(confirmed: int, votes: int) -> str:
-    return f"{round(100 * confirmed / votes) if votes else 0}% of {votes:,} vote{'' if votes == 1 else 's'}"
+KEPT = "the rest kept the labeller's proposal"
+
+
+def _share(set_by_asker: int, votes: int) -> str:
+    return f"{round(100 * set_by_asker / votes) if votes else 0}% of {counted(votes, 'vote')}"
 
 
 def fields_line(table: VoteTable) -> str:
-    """'Fields: 37% of these 120 votes confirmed by the asker; the labeller is 88.5% accurate on 96 …'."""
+    """'Fields: 37% of 120 votes in this view set by the asker (the rest kept the labeller's proposal); the
+    labeller is 88.5% accurate on 96 …'."""
     share = asker_share(table)
     if share is None:
-        return f"Fields: these votes do not record whether the asker confirmed the field; {LABELLER}."
-    return f"Fields: {_share(*share)} in this view confirmed by the asker; {LABELLER}."
+        return f"Fields: these votes do not record whether the asker set the field; {LABELLER}."
+    return f"Fields: {_share(*share)} in this view set by the asker ({KEPT}); {LABELLER}."
 
 
 def fields_by_discipline(table: VoteTable) -> str:
-    """One line for a board with per-discipline columns: each discipline's asker-confirmed share."""
+    """One line for a board with per-discipline columns: each discipline's share of fields set by the asker."""
     if table.asker is None:
-        return f"Fields: the votes do not record whether the asker confirmed the field; {LABELLER}."
+        return f"Fields: the votes do not record whether the asker set the field; {LABELLER}."
     parts = []
     for code, name in enumerate(table.subjects):
-        confirmed, votes = asker_share(table, table.subject == code) or (0, 0)
+        set_by_asker, votes = asker_share(table, table.subject == code) or (0, 0)
         if votes:
-            parts.append(f"{name} {_share(confirmed, votes)}")
-    return f"Fields confirmed by the asker: {', '.join(parts) or 'no vote has a field'}; {LABELLER}."
+            parts.append(f"{name} {_share(set_by_asker, votes)}")
+    return f"Fields set by the asker ({KEPT}): {', '.join(parts) or 'no vote has a field'}; {LABELLER}."

@@ -8,6 +8,7 @@ a phone. Class names are styled by ``sciarena.ui.board_html.CSS``; every name is
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime, timezone
 from html import escape
 from typing import Sequence
@@ -34,14 +35,38 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     return [t for t in np.arange(math.ceil(lo / step) * step, hi + 1e-9, step)]
 
 
+NAME_CHARS = 20  # a label line's most characters: the left margin stays under half a phone-width chart
+LINE_H = 13  # viewBox units between the lines of a wrapped name
+
+
+def wrap_name(name: str, width: int = NAME_CHARS) -> list[str]:
+    """``name`` in lines of at most ``width`` characters, broken after a space, hyphen, slash or before a
+    bracket where it can be and inside a word only when a word is longer than a line: nothing is cut."""
+    pieces = [p for p in re.split(r"(?<=[ \-/_])|(?=\()", name) if p]
+    lines = [""]
+    for piece in pieces:
+        while len(piece) > width:  # a word longer than a line: break it where the line ends
+            room = width - len(lines[-1])
+            lines[-1] += piece[:room]
+            lines.append("")
+            piece = piece[room:]
+        if len(lines[-1]) + len(piece.rstrip()) > width and lines[-1]:
+            lines.append("")
+        lines[-1] += piece
+    return [line.strip() for line in lines if line.strip()]
+
+
 def ratings_svg(lb: Leaderboard, *, top: int | None = None) -> str:
-    """Ratings as dots with 95% interval bars, best first."""
+    """Ratings as dots with 95% interval bars, best first; long names wrap onto more lines."""
     rows = lb.rows[:top] if top else lb.rows
     if not rows:
         return ""
-    longest = max(min(len(r.model), 20) for r in rows)
+    names = [wrap_name(r.model) for r in rows]
+    longest = max(len(line) for lines in names for line in lines)
     left, right, row_h, top_pad = min(150, 16 + int(6.6 * longest)), 12, 22, 10  # room for the names
-    height = top_pad + row_h * len(rows) + 34
+    heights = [row_h + LINE_H * (len(lines) - 1) for lines in names]
+    starts = np.concatenate([[0], np.cumsum(heights)])
+    height = top_pad + int(starts[-1]) + 34
     lo = min(min(r.ci_lower, r.rating) for r in rows)
     hi = max(max(r.ci_upper, r.rating) for r in rows)
     pad = (hi - lo) * 0.05 or 10.0
@@ -52,16 +77,18 @@ def ratings_svg(lb: Leaderboard, *, top: int | None = None) -> str:
 
     parts = [f'<svg class="board-chart" width="100%" viewBox="0 0 {WIDTH} {height}" role="img" '
              f'aria-label="ratings with 95% intervals">']
-    axis_y = top_pad + row_h * len(rows)
+    axis_y = top_pad + int(starts[-1])
     for t in nice_ticks(lo, hi):
         parts.append(f'<line class="grid" x1="{x(t):.1f}" x2="{x(t):.1f}" y1="{top_pad}" y2="{axis_y}"/>'
                      f'<text class="tick" font-size="12" fill="currentColor" opacity="0.75" x="{x(t):.1f}" y="{axis_y + 14}" text-anchor="middle">{t:g}</text>')
     for k, r in enumerate(rows):
-        y = top_pad + row_h * k + row_h / 2
-        name = r.model if len(r.model) <= 20 else r.model[:19] + "…"  # the full name is in the tooltip
+        y = top_pad + float(starts[k]) + heights[k] / 2
+        first = y + 4 - LINE_H * (len(names[k]) - 1) / 2  # the lines centred on the row's bar
+        label = "".join(f'<tspan x="{left - 6}" y="{first + LINE_H * j:.1f}">{escape(line)}</tspan>'
+                        for j, line in enumerate(names[k]))
         cls = "dot provisional" if r.provisional else "dot"
         parts.append(
-            f'<text class="label" font-size="12" fill="currentColor" x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{escape(name)}</text>'
+            f'<text class="label" font-size="12" fill="currentColor" text-anchor="end">{label}</text>'
             f'<line class="bar" x1="{x(r.ci_lower):.1f}" x2="{x(r.ci_upper):.1f}" y1="{y:.1f}" y2="{y:.1f}"/>'
             f'<circle class="{cls}" cx="{x(r.rating):.1f}" cy="{y:.1f}" r="4">'
             f'<title>{escape(r.model)}: {r.rating:.1f} ({r.ci_lower:.1f}–{r.ci_upper:.1f})</title></circle>')

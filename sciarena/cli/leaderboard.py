@@ -14,6 +14,7 @@ import sys
 from typing import Sequence, TextIO
 
 from sciarena.board import history
+from sciarena.board.board import NO_INTERVAL, few_votes_note, has_interval, outcome_words
 from sciarena.board.compute import (
     GROUP_KEYS,
     METHODS,
@@ -30,6 +31,7 @@ from sciarena.board.table import Exclusions
 from sciarena.cli.args import positive_number, whole_number
 from sciarena.cli.common import guarded, hub_token
 from sciarena.core.errors import LeaderboardInputError
+from sciarena.core.text import counted, number
 from sciarena.science.quality.vouch import load_votes
 
 log = logging.getLogger(__name__)
@@ -115,6 +117,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     return parser
 
 
+DASH = "—"
+
+
+def _ci(lower: float, upper: float) -> str:
+    return f"{number(lower, 1)}–{number(upper, 1)}" if has_interval(lower, upper) else DASH
+
+
 def format_table(lb: Leaderboard) -> str:
     """A fixed-width text table with a short footer."""
     groups = [(key, g) for key in lb.by for g in lb.groups.get(key, ())]
@@ -125,10 +134,10 @@ def format_table(lb: Leaderboard) -> str:
     body = []
     for row in lb.rows:
         cells = [str(row.rank), row.model + (" *" if row.provisional else ""),
-                 f"{row.rating:.1f}", f"{row.ci_lower:.1f}–{row.ci_upper:.1f}", str(row.battles)]
+                 number(row.rating, 1), _ci(row.ci_lower, row.ci_upper), str(row.battles)]
         for key, g in groups:
             value = row.groups.get(key, {}).get(g)
-            cells.append("-" if value is None else f"{value:.1f}")
+            cells.append("-" if value is None else number(value, 1))
         body.append(cells)
     widths = [max(len(r[c]) for r in [head] + body) for c in range(len(head))]
     right = {0, 2, 3, 4} | set(range(5, len(head)))
@@ -138,21 +147,24 @@ def format_table(lb: Leaderboard) -> str:
                          for k, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
     out = [line(head), line(["-" * w for w in widths])] + [line(r) for r in body]
-    outcomes = ", ".join(f"{k} {v}" for k, v in lb.outcomes.items())
     out.append("")
-    out.append(f"{lb.total_votes} votes ({outcomes}); {rating.lower()}"
+    out.append(f"{counted(lb.total_votes, 'vote')} ({outcome_words(lb)}) on {counted(len(lb.rows), 'model')}; {rating.lower()}"
                + (f" of {lb.bootstrap} rounds, seed {lb.seed}" if lb.bootstrap and shown == "bootstrap mean" else "")
                + ("; SC = style-controlled: " + ", ".join(c.feature for c in lb.style) if lb.style else "")
                + ("; group columns: each group's point estimate" if groups else ""))
     if any(r.provisional for r in lb.rows):
         out.append(f"* provisional: fewer than {PROVISIONAL_BATTLES} battles")
+    if any(not has_interval(r.ci_lower, r.ci_upper) for r in lb.rows):
+        out.append(f"{DASH} in 95% CI: " + (NO_INTERVAL if lb.bootstrap else "no bootstrap (--bootstrap 0)"))
+    if note := few_votes_note(lb.total_votes):
+        out.append(note)
     if lb.hidden:
         out.append(f"hidden (fewer than {lb.min_battles} battles): {', '.join(lb.hidden)}")
     if lb.skipped:
         out.append("skipped: " + ", ".join(f"{k}: {v}" for k, v in lb.skipped.items()))
     for c in lb.style:
-        out.append(f"style {c.feature}: γ = {c.coefficient:+.3f} "
-                   f"(95% CI {c.ci_lower:+.3f} to {c.ci_upper:+.3f})")
+        out.append(f"style {c.feature}: γ = {number(c.coefficient, 3, signed=True)} "
+                   f"(95% CI {number(c.ci_lower, 3, signed=True)} to {number(c.ci_upper, 3, signed=True)})")
     out.extend(lb.notes)
     return "\n".join(out)
 
@@ -177,7 +189,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         rating=getattr(args, "rating", "bootstrap-mean"),
         style_procedure=getattr(args, "style_procedure", "ours"))
     if not lb.rows:
-        raise LeaderboardInputError(f"no model has at least {args.min_battles} battles ({table.n_votes} votes); "
+        raise LeaderboardInputError(f"no model has at least {args.min_battles} battles ({counted(table.n_votes, 'vote')}); "
                                     "lower --min-battles")
     # The per-discipline columns stand on the votes' fields: say how they were decided.
     fields = fields_by_discipline(table) if "subject" in by and table.subjects else ""

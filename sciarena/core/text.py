@@ -224,3 +224,12 @@ def _dropped(view: View, index: int) -> bool:
 def counted(n: int, noun: str, plural: str | None = None) -> str:
     """ "1 vote", "2 votes", "1,000 days": a count with its noun in the right number."""
     return f"{n:,} {noun if n == 1 else (plural or noun + 's')}"
+
+
+def number(value: float, digits: int, *, signed: bool = False) -> str:
+    """``value`` to ``digits`` decimals ("+0.123" when ``signed``), never "-0.000": a value that rounds to
+    zero prints as zero whatever side of it it came from (γ intervals ended "to -0.000")."""
+    text = f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+    if text.lstrip("+-").strip("0.") == "" and text[0] in "+-":  # rounds to zero
+        return ("+" if signed else "") + text[1:]
+    return text

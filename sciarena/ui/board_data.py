@@ -15,6 +15,7 @@ from html import escape
 from typing import Sequence
 
 from sciarena.board.plots import WIDTH, nice_ticks
+from sciarena.core.text import counted
 from sciarena.ui import board_html
 from sciarena.wiring import BOTH_BAD, OUTCOME_NAMES, TOP_MODEL_LOST, DataStats, Tally
 
@@ -79,7 +80,7 @@ def days_svg(days: Sequence[tuple[str, int]]) -> str:
     for (label, count), day in zip(days, dates.tolist()):
         x = left + (day - first) * slot
         parts.append(f'<rect class="databar" x="{x + slot * 0.1:.2f}" y="{y(count):.1f}" width="{slot * 0.8:.2f}" '
-                     f'height="{y(0) - y(count):.1f}"><title>{label}: {count:,} votes</title></rect>')
+                     f'height="{y(0) - y(count):.1f}"><title>{label}: {counted(count, "vote")}</title></rect>')
     marks = sorted({0, len(days) // 2, len(days) - 1})
     for k in marks if len(days) > 2 else range(len(days)):
         x = left + (int(dates[k]) - first + 0.5) * slot

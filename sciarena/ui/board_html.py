@@ -13,6 +13,10 @@ from __future__ import annotations
 from html import escape
 from typing import Any, Mapping, Sequence
 
+from sciarena.board.board import NO_INTERVAL, has_interval
+from sciarena.board.service import PROVISIONAL_BATTLES
+from sciarena.core.text import number
+
 DASH = "—"
 
 CSS = """
@@ -78,11 +82,22 @@ CSS = """
 
 
 def _rating(value: float | None) -> str:
-    return DASH if value is None else f"{value:.1f}"
+    return DASH if value is None else number(value, 1)
 
 
 def _ci(lo: float | None, hi: float | None) -> str:
-    return DASH if lo is None or hi is None else f"{lo:.1f}–{hi:.1f}"
+    """The interval, or a dash when there is none (a one-number interval from a handful of votes)."""
+    if lo is None or hi is None or not has_interval(lo, hi):
+        return DASH
+    return f"{number(lo, 1)}–{number(hi, 1)}"
+
+
+def _no_interval(rows: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether some row has a rating but no interval to show for it."""
+    pairs = [(r["ci_lower"], r["ci_upper"]) for r in rows]
+    pairs += [(r["style_ci_lower"], r["style_ci_upper"]) for r in rows
+              if "style_ci_lower" in r and r["style_rating"] is not None]
+    return any(lo is not None and hi is not None and not has_interval(lo, hi) for lo, hi in pairs)
 
 
 def _text(value: Any) -> str:
@@ -124,7 +139,7 @@ def render_table(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False
     columns: list[tuple[str, str, Any]] = [
         ("Rank", "num", lambda r: str(r["rank"])),
         ("Model", "model", lambda r: escape(r["model"])
-         + (' <span class="badge" title="fewer than 100 battles">provisional</span>' if r["provisional"] else "")),
+         + (f' <span class="badge" title="fewer than {PROVISIONAL_BATTLES} battles in this view">provisional</span>' if r["provisional"] else "")),
         ("Rating", "num", lambda r: _rating(r["rating"]) + _inline_ci(r["ci_lower"], r["ci_upper"])),
         ("95% CI", "num ci", lambda r: _ci(r["ci_lower"], r["ci_upper"])),
     ]
@@ -151,7 +166,9 @@ def render_table(rows: Sequence[Mapping[str, Any]], *, all_columns: bool = False
         body.append(f"<tr{kind}>" + "".join(f'<td class="{cls}">{cell(r)}</td>' for _, cls, cell in columns)
                     + "</tr>")
     wrap = "board-wrap" + (" all" if all_columns else "") + (" styled" if styled else "")
-    note = f'<p class="board-legend">{escape(unplayed_note(unplayed))}</p>' if unplayed else ""
+    notes = ([f"{DASH} in a 95% CI: {NO_INTERVAL}."] if _no_interval(rows) else []) + (
+        [unplayed_note(unplayed)] if unplayed else [])
+    note = "".join(f'<p class="board-legend">{escape(n)}</p>' for n in notes)
     return (f'<div class="{wrap}">{_legend(rows, styled)}<table class="board-table"><thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>{note}')
 

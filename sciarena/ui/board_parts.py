@@ -21,6 +21,7 @@ from sciarena.board.plots import (
     win_rate_html,
 )
 from sciarena.board.views import pair_record
+from sciarena.core.text import counted
 from sciarena.ui import board_data, board_html
 
 RATING_CHOICES = [("Bootstrap mean", "bootstrap-mean"), ("Point estimate", "point")]
@@ -147,7 +148,7 @@ def style_html(board: Board, asked: bool) -> str:
     if lb is None:
         return "<p><em>Style control: the votes of this view record no style feature that varies.</em></p>"
     rows = [(c.feature, f"{c.coefficient:+.3f}", f"{c.ci_lower:+.3f} to {c.ci_upper:+.3f}") for c in lb.style]
-    intro = (f"<strong>Style control</strong> ({lb.style_votes_used:,} votes carry the features): "
+    intro = (f"<strong>Style control</strong> ({counted(lb.style_votes_used, 'vote')} carry the features): "
              "γ &gt; 0 means voters favour the side with more of it.")
     return board_html.simple_table(("Feature", "γ", "95% CI"), rows, numeric=(1, 2), intro=intro, notes=lb.notes)
 

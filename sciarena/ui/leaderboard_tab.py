@@ -16,10 +16,11 @@ from typing import Any, Callable, Sequence
 
 import gradio as gr
 
-from sciarena.board.board import OVERALL, Board
+from sciarena.board.board import OVERALL, Board, few_votes_note, outcome_words
 from sciarena.board.fields import fields_line
 from sciarena.board.service import PROVISIONAL_BATTLES, BoardService, ShownBoard, Snapshot
 from sciarena.core.errors import LeaderboardInputError, StatsInputError
+from sciarena.core.text import counted
 from sciarena.ui import board_data, board_html
 from sciarena.ui.board_parts import (
     RATING_CHOICES,
@@ -176,12 +177,13 @@ class LeaderboardTab:
             " up to " + datetime.fromtimestamp(board.last_vote, timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
         now = datetime.fromtimestamp(shown.computed_at, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
         kind = "bootstrap mean of 100 rounds" if rating == "bootstrap-mean" else "point estimate (fitted coefficient)"
-        votes = f"{lb.total_votes:,} vote" + ("" if lb.total_votes == 1 else "s")
-        text = (f"Computed from **{votes}**{up_to}, at {now}. {len(lb.rows)} models "
-                f"({', '.join(f'{k} {v:,}' for k, v in lb.outcomes.items())}). "
+        text = (f"Computed from **{counted(lb.total_votes, 'vote')}** ({outcome_words(lb)}) "
+                f"on {counted(len(lb.rows), 'model')}{up_to}, at {now}. "
                 f"Rating shown: **{kind}**; 95% CI: 2.5–97.5 bootstrap percentiles.")
         if board.view != OVERALL:
-            text += f" View: votes of {board.view.split(':', 1)[1]} only ({table.n_votes:,} votes in all)."
+            text += f" View: votes of {board.view.split(':', 1)[1]} only ({counted(table.n_votes, 'vote')} in all)."
+        if note := few_votes_note(lb.total_votes):
+            text += f" **{note}**"
         if board.unplayed:
             text += f" {board_html.unplayed_note(board.unplayed)}"
         if lb.skipped:

@@ -16,6 +16,7 @@ from bisect import bisect_right
 from typing import Callable, Sequence
 from urllib.parse import quote, urlsplit
 
+from sciarena.core.text import counted
 from sciarena.core.types import Battle, ModelSpec, Paper, PipelineReport, Reference, Retrieval, SideResult
 
 EXAMPLE_QUESTIONS: dict[str, tuple[str, ...]] = {
@@ -454,8 +455,8 @@ def retrieval_status(retrieval: Retrieval, follow_up: bool = False) -> str:
                 "both models see them.")
     papers = len(retrieval.references)
     passages = sum(len(r.passages) for r in retrieval.references)
-    text = (f"Retrieved {passages} passages from {papers} papers ({backend_label(retrieval.backend)}) in "
-            f"{retrieval.seconds * 1000:.0f} ms. {SAME_START}")
+    text = (f"Retrieved {counted(passages, 'passage')} from {counted(papers, 'paper')} "
+            f"({backend_label(retrieval.backend)}) in {retrieval.seconds * 1000:.0f} ms. {SAME_START}")
     if retrieval.note:
         text += f" {escape(retrieval.note)}"
     if not papers:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sciarena.arena.labels.discipline_text import MEASURED_ACCURACY, NAME
+from sciarena.core.text import counted
 from sciarena.core.types import SOURCE_ASKER
 
 
@@ -33,7 +34,7 @@ class FieldProvenance:
                f"labeller's ({NAME}: {MEASURED_ACCURACY})."]
         for subject, n in sorted(self.votes.items(), key=lambda kv: (-kv[1], kv[0])):
             share = 100 * self.asker.get(subject, 0) / n if n else 0.0
-            out.append(f"  {subject or '(none)'}: {n:,} votes, {self.asker.get(subject, 0):,} asker-confirmed "
+            out.append(f"  {subject or '(none)'}: {counted(n, 'vote')}, {self.asker.get(subject, 0):,} set by the asker "
                        f"({share:.0f}%)")
         return out
 

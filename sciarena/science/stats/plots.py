@@ -86,7 +86,7 @@ def outcomes_figure(stats: DataStats) -> Any:
     """Votes per outcome (Figure 3's "A : B : Tie : Both Bad")."""
     labels = [OUTCOME_NAMES.get(k, k) for k in stats.outcomes]
     counts = list(stats.outcomes.values())
-    return _bars(f"Vote outcomes ({stats.votes:,} votes)", "votes", labels, counts,
+    return _bars(f"Vote outcomes ({counted(stats.votes, 'vote')})", "votes", labels, counts,
                  [_share(c, stats.votes) for c in counts])
 
 

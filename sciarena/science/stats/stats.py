@@ -33,6 +33,7 @@ import numpy as np
 from sciarena.board.compute import compute_leaderboard
 from sciarena.board.table import Exclusions, VoteTable, leave_out, vote_table
 from sciarena.core.errors import LeaderboardInputError, SciArenaError, StatsInputError
+from sciarena.core.text import counted
 from sciarena.core.types import DISCIPLINES, QUESTION_TYPES
 from sciarena.science.quality.vouch import vouch_mask
 from sciarena.votes.read.parse import records_to_raw
@@ -259,19 +260,20 @@ def _per_day(seconds: np.ndarray) -> tuple[tuple[tuple[str, int], ...], int]:
 
 
 def _ranking(table: VoteTable | None, min_battles: int, bootstrap: int, seed: int
-             ) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
-    """(models best first, how they were ranked, notes) from our Bradley–Terry leaderboard."""
+             ) -> tuple[tuple[str, ...], str, tuple[str, ...], int]:
+    """(models with at least ``min_battles`` battles best first, how they were ranked, notes, models rated
+    at all) from our Bradley–Terry leaderboard."""
 
     try:
         if table is None:
             raise LeaderboardInputError("fewer than two models have votes")
         lb = compute_leaderboard(table, bootstrap=bootstrap, seed=seed, min_battles=min_battles, by=())
     except SciArenaError as err:
-        return (), "Bradley–Terry leaderboard", (f"no leaderboard ({err}): no top models",)
+        return (), "Bradley–Terry leaderboard", (f"no leaderboard ({err}): no top models",), 0
     how = (f"Bradley–Terry leaderboard over the same votes ({lb.rating}"
            + (f" of {bootstrap} rounds, seed {seed}" if bootstrap else "")
            + f"; models with at least {min_battles} battles)")
-    return tuple(r.model for r in lb.rows), how, lb.notes
+    return tuple(r.model for r in lb.rows), how, lb.notes, len(lb.rows) + len(lb.hidden)
 
 
 def _failures(raw: RawColumns, table: VoteTable | None, keep: np.ndarray, outcome: np.ndarray, top: int,
@@ -279,13 +281,17 @@ def _failures(raw: RawColumns, table: VoteTable | None, keep: np.ndarray, outcom
               ) -> tuple[Failures, list[str]]:
     notes: list[str] = []
     if ranked is None:
-        ranked, how, fit_notes = _ranking(table, min_battles, bootstrap, seed)
+        ranked, how, fit_notes, rated = _ranking(table, min_battles, bootstrap, seed)
         notes.extend(fit_notes)
+        # the leaderboard itself lists every rated model (those under 100 battles provisional): name both
+        listed = (f"{counted(len(ranked), 'model')} listed with at least {min_battles} battles "
+                  f"({counted(rated, 'model')} rated)")
     else:
         ranked, how = tuple(ranked), "the leaderboard given"
+        listed = f"the leaderboard given has {counted(len(ranked), 'model')}"
     top_models = tuple(ranked[:top])
     if len(top_models) < top:
-        notes.append(f"the leaderboard has {len(ranked)} model(s), fewer than the top {top}: "
+        notes.append(f"{listed}, fewer than the top {top}: "
                      "no top-model failure cases (lower --min-battles or --top)")
         top_models = ()
     index = np.flatnonzero(keep)

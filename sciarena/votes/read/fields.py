@@ -38,8 +38,8 @@ STRING_FIELDS = ("modelA", "modelB", "vote", "subject", "question_type", "voter_
 # Per-side flags: an answer had a word naming a model redacted (only JSON true counts). Short fields,
 # read with the others so that the leaderboard can leave such battles out without reading answers.
 FLAG_FIELDS = ("redacted_a", "redacted_b")
-# Who chose the vote's field (schema 4): read only to count the votes whose field the asker confirmed
-# (``subject_source`` "asker"), which the per-discipline views report.
+# Who chose the vote's field (schema 4): read only to count the votes whose field the asker set
+# (``subject_source`` "asker"; "labeller" when the asker kept the proposed field), which the per-discipline views report.
 SUBJECT_SOURCE_FIELD = "subject_source"
 # Numeric column → record keys that may hold it, first found wins (ours, then the analysis layout's).
 NUMERIC_SOURCES: Mapping[str, tuple[str, ...]] = {
