@@ -140,6 +140,13 @@ def test_the_reference_list_under_the_answer_shows_the_added_papers_as_found_by_
     assert "[3]</b> Self-Attention with Relative Position" in listed
     assert "Passage this answer found with its own search:" in listed
     assert "Passage given to both models:" in listed  # [1] was given to both
+    # The page's list: the same entries under the same numbers, marked as its own only after the vote
+    # (before it, the mark would say which side is the pipeline).
+    before, after = render.conversation_cited(battle, "a"), render.conversation_cited(battle, "a", revealed=True)
+    assert "[3]</b> Self-Attention with Relative Position" in before and "Transformer-XL" not in before
+    assert "own search" not in before and "ref-own" not in before
+    assert "Passage this answer found with its own search:" in after and 'ref-own ref-3"' in after
+    assert "Passage given to both models:" in before and "Passage given to both models:" in after
 
 
 @pytest.mark.parametrize("garbage", [

@@ -410,8 +410,10 @@ def turn_question(index: int, question: str) -> str:
     return f'<p class="turn-question"><b>{label}:</b> {escape_html(question)}</p>'
 
 
-def conversation_cited(battle: Battle, letter: str) -> str:
-    """The references one side cited in any finished turn, in number order ("" before any answer)."""
+def conversation_cited(battle: Battle, letter: str, revealed: bool = False) -> str:
+    """The references one side cited in any finished turn, in number order ("" before any answer). Those the
+    side found with its own search are marked only once ``revealed``: before the vote the mark would say
+    which side is a pipeline, so they are listed as plain references there (numbered as they are)."""
     cited: dict[int, Reference] = {}
     for index, turn in enumerate(battle.turns):
         side = turn.side(letter)
@@ -420,7 +422,7 @@ def conversation_cited(battle: Battle, letter: str) -> str:
     if not cited and not any(t.side(letter) is not None and t.side(letter).answer is not None  # type: ignore[union-attr]
                              for t in battle.turns):
         return ""
-    own = frozenset(r.number for t in battle.turns if t.side(letter) is not None
+    own = frozenset(r.number for t in battle.turns if revealed and t.side(letter) is not None
                     for r in t.side(letter).extra_references)  # type: ignore[union-attr]
     return references_markdown([cited[n] for n in sorted(cited)], own)
 
