@@ -115,7 +115,7 @@ def test_before_the_vote_the_pipeline_side_streams_like_the_plain_side_and_its_s
     assert pipeline.name in reveal and "steps: " + ", ".join(report.steps) in reveal
 
 
-OWN_MARKS = ("own search", "ref-own", "found by this answer")
+OWN_MARKS = ("own search", "ref-own", "found by this answer", "both models")
 
 
 def test_before_the_vote_the_pipeline_text_only_grows_and_its_own_papers_are_plain_references(tmp_path):
