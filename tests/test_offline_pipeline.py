@@ -8,10 +8,13 @@ from types import SimpleNamespace
 
 import gradio as gr
 
+from sciarena.arena.runner import BattleRunner
 from sciarena.core.settings import Settings
 from sciarena.core.types import Paper, Passage, Reference, Revision
 from sciarena.pipelines.offline_revision import offline_feedback, offline_refine
 from sciarena.pipelines.prompts import parse_feedback
+from sciarena.pipelines.provider import PipelineProvider
+from sciarena.providers.offline import OfflineProvider
 from sciarena.ui.app import arena_tab
 from sciarena.ui.handlers import ArenaHandlers
 from sciarena.wiring import build_services
@@ -110,3 +113,44 @@ def test_before_the_vote_the_pipeline_side_streams_like_the_plain_side_and_its_s
     handlers.settle(session, turn)
     reveal = handlers.vote("A", "", True, session, SimpleNamespace(session_hash="visitor-1"), None)[view.model_names]
     assert pipeline.name in reveal and "steps: " + ", ".join(report.steps) in reveal
+
+
+OWN_MARKS = ("own search", "ref-own", "found by this answer", "both models")
+
+
+def test_before_the_vote_the_pipeline_text_only_grows_and_its_own_papers_are_plain_references(tmp_path):
+    """Real handlers, the offline pool, the pipeline against its own base: the pipeline drafts and revises (its
+    text restarts), yet across every update before the vote its shown text never shrinks or is replaced, and
+    neither its panel nor its reference list carries a mark the plain side could not carry (the offline
+    revision cites none of the papers it found; test_openscholar.py lists and marks them)."""
+    services = build_services(Settings(data_dir=tmp_path / "data", seed=0))
+    [pipeline] = [m for m in services.pool.active if m.base is not None]
+    # Paced like the demo, so the draft would reach the page before its revision (unpaced, one batch holds all).
+    offline = OfflineProvider(delay_s=0.002)
+    paced = {"offline": offline, "pipeline": PipelineProvider({"offline": offline}, services.arena.retriever)}
+    arena = replace(services.arena, pool=replace(services.arena.pool, active=(pipeline, pipeline.base)),
+                    runner=BattleRunner(paced, tick_s=0.05))
+    with gr.Blocks():
+        view = arena_tab()
+    handlers = ArenaHandlers(arena, view)
+    cleared = handlers.clear(0)
+    turn = cleared[view.turn]
+    updates = list(handlers.battle(QUESTION, cleared[view.session], turn))
+    session = updates[-1][view.session]
+    battle = session.battle
+    plain = [re.sub(r'<p class="step-status">.*?</p>', "", u[view.answer_b if battle.model_a.base else
+                                                            view.answer_a]).strip() for u in updates]
+    assert len(set(plain)) > 2, "the plain side did not stream: the check below would see no draft"
+    letter = "a" if battle.model_a.base is not None else "b"
+    panel, refs = (view.answer_a, view.refs_a) if letter == "a" else (view.answer_b, view.refs_b)
+    side = battle.side_a if letter == "a" else battle.side_b
+    assert side.report.revisions_kept >= 1  # it did revise: a wiped-and-rewritten text was possible
+    shown = [re.sub(r'<p class="step-status">.*?</p>', "", u[panel]).strip() for u in updates]
+    for before, after in zip(shown, shown[1:]):
+        assert after.startswith(before), (before, after)
+    assert shown[-1]  # the final answer is shown before the vote
+    for update in updates:
+        before_vote = " ".join(str(update[key]) for key in (view.answer_a, view.answer_b, view.refs_a, view.refs_b))
+        assert not any(mark in before_vote for mark in OWN_MARKS), before_vote
+    # Its first-token time is when its first text was shown: at its end, not at its hidden draft.
+    assert side.first_token_s == side.total_s

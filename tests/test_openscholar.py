@@ -140,6 +140,14 @@ def test_the_reference_list_under_the_answer_shows_the_added_papers_as_found_by_
     assert "[3]</b> Self-Attention with Relative Position" in listed
     assert "Passage this answer found with its own search:" in listed
     assert "Passage given to both models:" in listed  # [1] was given to both
+    # The page's list: the same entries under the same numbers, marked as its own only after the vote
+    # (before it, the mark would say which side is the pipeline).
+    before, after = render.conversation_cited(battle, "a"), render.conversation_cited(battle, "a", revealed=True)
+    assert "[3]</b> Self-Attention with Relative Position" in before and "Transformer-XL" not in before
+    assert "own search" not in before and "ref-own" not in before
+    assert "Passage this answer found with its own search:" in after and 'ref-own ref-3"' in after
+    assert "both models" not in before and before.count("Passage this answer was given:") == 2  # [1] and [3]
+    assert "Passage given to both models:" in after  # [1], now that the other one is named as its own
 
 
 @pytest.mark.parametrize("garbage", [

@@ -4,13 +4,14 @@ injected clock (no test here measures wall-clock time)."""
 from __future__ import annotations
 
 import threading
+from typing import Iterator
 
 import pytest
 
 from sciarena.arena.pairing import new_battle
 from sciarena.arena.runner import BattleRunner
 from sciarena.core.errors import ProviderError, ProviderTimeout
-from sciarena.core.types import GenerationRequest, Retrieval, Usage
+from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Retrieval, Usage
 
 
 def start(scripted, refs, a, b, clock=None, timeout_s: float = 10.0):
@@ -149,3 +150,46 @@ def test_the_stream_keeps_yielding_while_both_models_are_silent(scripted, refs, 
     assert snapshot.battle.side_a is None and snapshot.battle.side_b is None  # not a failure: nothing ended
     gate.set()
     assert list(progress)[-1].battle.votable
+
+
+class Reviser:
+    """A multi-step contestant's stream: a draft, then (once ``go`` is set) a restart and a different text."""
+
+    def __init__(self) -> None:
+        self.drafted, self.go = threading.Event(), threading.Event()
+
+    def unavailable_reason(self, spec: ModelSpec) -> str | None:
+        return None
+
+    def stream(self, spec: ModelSpec, request: GenerationRequest, *, timeout_s: float | None = None,
+               cancel: threading.Event | None = None) -> Iterator[Delta]:
+        yield Delta(text="A first draft about attention [1]. ")
+        self.drafted.set()  # the draft is in the runner's queue
+        self.go.wait(timeout=10)
+        yield Delta(restart=True)
+        yield Delta(text="Another text ")
+        yield Delta(text="[1].")
+
+
+def test_a_restarting_side_shows_no_text_until_it_ends_so_its_draft_never_vanishes(scripted, refs, clock):
+    """A side whose spec names a pipeline is held back: while it runs its text stays empty (the plain side's
+    streams), so a draft replaced by its revision is never seen; its first-token time is when it was shown."""
+    reviser = Reviser()
+    plain = scripted.add("plain", "Plain ", "answer [1].")
+    revising = ModelSpec(name="PIPE", provider="reviser", model_id="pipe", pipeline="openscholar", base=plain)
+    battle = new_battle("q", Retrieval("q", refs, "test"), (revising, plain), created_at=0.0)
+    runner = BattleRunner({"scripted": scripted, "reviser": reviser}, clock=clock, tick_s=0.01)
+    progress = runner.run(battle, GenerationRequest(question="q", references=refs))
+    shown = []
+    for snapshot in progress:
+        shown.append(snapshot.text_a)
+        if reviser.drafted.is_set() and not reviser.go.is_set():
+            snapshot = next(progress)  # one snapshot after the draft was queued: it would show the draft
+            shown.append(snapshot.text_a)
+            clock.advance(3.0)
+            reviser.go.set()
+    assert reviser.go.is_set()
+    assert all(text == "" for text in shown[:-1]) and shown[-1] == "Another text [1]."
+    side = snapshot.battle.side_a
+    assert side.answer.text == "Another text [1]." and side.first_token_s == side.total_s == 3.0
+    assert snapshot.battle.side_b.first_token_s == 0.0  # the plain side is shown as it streams

@@ -57,8 +57,8 @@ class UsageReport:
 
 @dataclass(frozen=True)
 class TextRestarted:
-    """A multi-step contestant starts its shown text over (a revision). Its step's status line goes no further
-    than the pump: nothing that tells a pipeline from a plain model is shown before the vote."""
+    """A multi-step contestant starts its text over (a revision). Neither this nor its step's status line is
+    shown: such a side's text is held back until it ends (_Sides), so nothing before the vote tells it apart."""
 
     side: Side
 
@@ -169,7 +169,7 @@ class BattleRunner:
                 return finals[side]
             result = sides.results.get(side)
             if result is None:  # still streaming: the last unfinished word is held back ("Anthrop|ic")
-                return shield.show(_complete_words(sides.shown[side]), partial=True).text
+                return shield.show(_complete_words(sides.visible(side)), partial=True).text
             if result.answer is None:  # failed: what it streamed, as a finished text
                 finals[side] = shield.show(sides.shown[side]).text
                 return finals[side]
@@ -294,15 +294,28 @@ class _Sides:
         self._first_token: dict[str, float | None] = {"a": None, "b": None}
         self._usage = {"a": Usage(), "b": Usage()}
         self._extra: dict[str, tuple[Reference, ...]] = {"a": (), "b": ()}
+        # A contestant that can start its text over (a pipeline: its spec names one) shows no text until it has
+        # ended. Its draft wiped and written again is something no plain model does, so before the vote it
+        # would say which side is the pipeline; held back, it shows ANSWERING like any side, then its answer.
+        self._held = {side: bool(spec.pipeline) for side, spec in self.specs.items()}
 
     @property
     def all_ended(self) -> bool:
         return len(self.results) == 2
 
+    def visible(self, side: Side) -> str:
+        """What a running ``side`` shows: nothing while it is held back."""
+        return "" if self._held[side] else self.shown[side]
+
+    def _shown_at(self, side: Side, now: float) -> None:
+        """A held side's first text is shown when it ends: that is its first-token time as a voter saw it."""
+        if self._held[side] and self.shown[side] and self._first_token[side] is None:
+            self._first_token[side] = now - self._start
+
     def show(self, side: Side, visible: str, now: float) -> None:
         if side in self.results:
             return
-        if visible and self._first_token[side] is None:
+        if visible and self._first_token[side] is None and not self._held[side]:
             self._first_token[side] = now - self._start
         self.shown[side] += visible
 
@@ -322,11 +335,12 @@ class _Sides:
         if side in self.results:
             return
         spec = self.specs[side]
+        self.shown[side] = event.answer.text
+        self._shown_at(side, now)
         self.results[side] = SideResult(model=spec, answer=event.answer, first_token_s=self._first_token[side],
                                         total_s=now - self._start, usage=self._usage[side],
                                         cost_usd=cost_usd(spec, self._usage[side]),
                                         extra_references=event.extra_references, report=event.report)
-        self.shown[side] = event.answer.text
 
     def progress(self, safe: Mapping[str, str]) -> Progress:
         """A snapshot: the shown (redacted) texts, the same ANSWERING line for each running side, and the
@@ -336,6 +350,7 @@ class _Sides:
 
     def fail(self, side: Side, error: SciArenaError, now: float) -> None:
         if side not in self.results:
+            self._shown_at(side, now)
             self.results[side] = SideResult(model=self.specs[side], answer=None, error=error,
                                             first_token_s=self._first_token[side], total_s=now - self._start,
                                             usage=self._usage[side])

@@ -98,9 +98,9 @@ class ArenaView:
 
     @property
     def page_vote_outputs(self) -> list[Any]:
-        """What a vote button updates: the reveal, the answers in full, the session, the closed controls and
-        the vote's message."""
-        return [self.model_names, self.answer_a, self.answer_b, self.session, *self.controls, self.vote_error,
+        """What a vote button updates: the reveal, the answers in full (their reference lists now marking what
+        a side found itself), the session, the closed controls and the vote's message."""
+        return [self.model_names, self.answer_a, self.answer_b, self.refs_a, self.refs_b, self.session, *self.controls, self.vote_error,
                 *([self.followup_box] if self.followup_box is not None else [])]  # hidden: the vote ends the battle
 
     @property
@@ -306,7 +306,9 @@ class ArenaHandlers:
                 for box, letter, side in ((self.view.answer_a, "a", battle.turns[-1].side_a),
                                           (self.view.answer_b, "b", battle.turns[-1].side_b))
                 if side is not None and side.answer is not None}
-        return {self.view.model_names: render.reveal_markdown(battle, voted.vote.choice), **full,
+        own = {self.view.refs_a: render.conversation_cited(battle, "a", revealed=True),  # now marked
+               self.view.refs_b: render.conversation_cited(battle, "b", revealed=True)}
+        return {self.view.model_names: render.reveal_markdown(battle, voted.vote.choice), **full, **own,
                 self.view.session: voted, **self.open_controls(voted), **self._followup(voted)}
 
     def vote_button(self, choice: str) -> Callable[..., Updates]:

@@ -349,22 +349,25 @@ def reference_line(ref: Reference) -> str:
     return " ".join(parts)
 
 
-def reference_entry(ref: Reference, own: bool = False) -> str:
+def reference_entry(ref: Reference, own: bool = False, revealed: bool = True) -> str:
     """A reference that opens on the passages the models were given (``own``: that this answer
-    retrieved for itself). One line: a blank line would end Markdown's HTML block and let the
-    passage text be read as Markdown."""
+    retrieved for itself). Before the vote (not ``revealed``) every entry says only that the answer was
+    given it: "both models" would be untrue of a pipeline's own papers, and anything else would mark them.
+    One line: a blank line would end Markdown's HTML block and let the passage text be read as Markdown."""
     passages = "".join(f"<p>{escape_html(p.text)}</p>" for p in sorted(ref.passages, key=lambda p: p.position))
-    given = "Passage this answer found with its own search:" if own else "Passage given to both models:"
+    given = "Passage this answer found with its own search:" if own else \
+        "Passage given to both models:" if revealed else "Passage this answer was given:"
     kind = "reference ref-own" if own else "reference"
     return (f'<details class="{kind} ref-{ref.number}"><summary>{reference_line(ref)}</summary>'
             f'<div class="ref-passage"><i>{given}</i>{passages}</div></details>')
 
 
-def references_markdown(references: Sequence[Reference], own: frozenset[int] = frozenset()) -> str:
+def references_markdown(references: Sequence[Reference], own: frozenset[int] = frozenset(),
+                        revealed: bool = True) -> str:
     """The list under an answer; ``own`` numbers the references that answer retrieved itself."""
     if not references:
         return "*This answer cites no reference.*"
-    entries = "\n".join(reference_entry(r, r.number in own) for r in references)
+    entries = "\n".join(reference_entry(r, r.number in own, revealed) for r in references)
     return "**References cited** (click one to read its passage)\n\n" + entries
 
 
@@ -411,8 +414,10 @@ def turn_question(index: int, question: str) -> str:
     return f'<p class="turn-question"><b>{label}:</b> {escape_html(question)}</p>'
 
 
-def conversation_cited(battle: Battle, letter: str) -> str:
-    """The references one side cited in any finished turn, in number order ("" before any answer)."""
+def conversation_cited(battle: Battle, letter: str, revealed: bool = False) -> str:
+    """The references one side cited in any finished turn, in number order ("" before any answer). Those the
+    side found with its own search are marked only once ``revealed``: before the vote the mark would say
+    which side is a pipeline, so they are listed as plain references there (numbered as they are)."""
     cited: dict[int, Reference] = {}
     for index, turn in enumerate(battle.turns):
         side = turn.side(letter)
@@ -421,9 +426,9 @@ def conversation_cited(battle: Battle, letter: str) -> str:
     if not cited and not any(t.side(letter) is not None and t.side(letter).answer is not None  # type: ignore[union-attr]
                              for t in battle.turns):
         return ""
-    own = frozenset(r.number for t in battle.turns if t.side(letter) is not None
+    own = frozenset(r.number for t in battle.turns if revealed and t.side(letter) is not None
                     for r in t.side(letter).extra_references)  # type: ignore[union-attr]
-    return references_markdown([cited[n] for n in sorted(cited)], own)
+    return references_markdown([cited[n] for n in sorted(cited)], own, revealed)
 
 
 # ------------------------------------------------------------------------------ status and reveal
