@@ -101,7 +101,7 @@ class Progress:
 
     text_a: str
     text_b: str
-    battle: Battle  # side_a / side_b are set as soon as that side has ended
+    battle: Battle  # side_a / side_b are set as soon as that side has ended (a held side: its replay too)
     # ANSWERING for every side still running, whatever the contestant (absent once it has ended), and the
     # references a side has added so far (so its new citations link while it writes). A pipeline's own step
     # lines ("Searching for more papers: ...") are never passed on: before the vote they would tell a voter
