@@ -9,7 +9,7 @@ from typing import Iterator
 import pytest
 
 from sciarena.arena.pairing import new_battle
-from sciarena.arena.runner import BattleRunner
+from sciarena.arena.runner import REPLAY_CHARS, REPLAY_STEP_S, BattleRunner
 from sciarena.core.errors import ProviderError, ProviderTimeout
 from sciarena.core.types import Delta, GenerationRequest, ModelSpec, Retrieval, Usage
 
@@ -193,3 +193,106 @@ def test_a_restarting_side_shows_no_text_until_it_ends_so_its_draft_never_vanish
     side = snapshot.battle.side_a
     assert side.answer.text == "Another text [1]." and side.first_token_s == side.total_s == 3.0
     assert snapshot.battle.side_b.first_token_s == 0.0  # the plain side is shown as it streams
+
+
+class LongReviser:
+    """A multi-step contestant that drafts, starts over and ends with ``final`` (a long answer)."""
+
+    def __init__(self, final: str) -> None:
+        self.final = final
+
+    def unavailable_reason(self, spec: ModelSpec) -> str | None:
+        return None
+
+    def stream(self, spec: ModelSpec, request: GenerationRequest, *, timeout_s: float | None = None,
+               cancel: threading.Event | None = None) -> Iterator[Delta]:
+        yield Delta(text="A draft [1]. ")
+        yield Delta(restart=True)
+        yield Delta(text=self.final)
+
+
+LONG = " ".join(f"Attention{i % 10} relates positions [1]." for i in range(60))  # 2,039 characters, ends in "."
+
+
+def replayed(scripted, refs, clock, final: str = LONG, timeout_s: float = 10.0):
+    """Every snapshot of a battle between a held pipeline side (a) ending with ``final`` and a short plain side
+    (b) that has finished long before, the runner's pauses moving ``clock``, and the clock at each snapshot."""
+    plain = scripted.add("plain", "Plain [1].")
+    revising = ModelSpec(name="PIPE", provider="reviser", model_id="pipe", pipeline="openscholar", base=plain)
+    battle = new_battle("q", Retrieval("q", refs, "test"), (revising, plain), created_at=0.0)
+    runner = BattleRunner({"scripted": scripted, "reviser": LongReviser(final)}, clock=clock, tick_s=0.01,
+                          timeout_s=timeout_s, sleep=clock.advance)
+    snapshots = []
+    for snapshot in runner.run(battle, GenerationRequest(question="q", references=refs)):
+        snapshots.append((clock(), snapshot))
+    return snapshots
+
+
+def test_a_held_side_is_shown_in_growing_pieces_at_the_replay_pace_and_votes_open_after_the_last(
+        scripted, refs, clock):
+    start = clock()
+    snapshots = replayed(scripted, refs, clock)
+    final = snapshots[-1][1].battle.side_a.answer.shown
+    assert final == LONG
+    shown = [(at, p) for at, p in snapshots if p.text_a]
+    texts = [p.text_a for _, p in shown]
+    # Several pieces, each a longer prefix of the final text, the last the whole of it.
+    assert len(set(texts)) >= len(LONG) // REPLAY_CHARS
+    assert all(final.startswith(text) for text in texts) and texts[-1] == final
+    assert all(len(a) < len(b) for a, b in zip(texts, texts[1:]))
+    # The plain side had ended before: the runner kept yielding only for the replay.
+    assert all(p.battle.side_b is not None for _, p in shown)
+    # Each piece ends at a word boundary, is at most REPLAY_CHARS long and follows the last by one step.
+    for (t0, p0), (t1, p1) in zip(shown, shown[1:]):
+        assert t1 - t0 == pytest.approx(REPLAY_STEP_S)
+        assert 0 < len(p1.text_a) - len(p0.text_a) <= REPLAY_CHARS
+        assert p0.text_a.endswith(" ")
+    # Votes open only with the last piece: every snapshot before it shows the side still answering.
+    assert [p.finished for _, p in shown] == [False] * (len(shown) - 1) + [True]
+    assert all(p.status.get("a") for _, p in shown[:-1]) and "a" not in shown[-1][1].status
+    side = snapshots[-1][1].battle.side_a
+    assert side.first_token_s == 0.0  # when its first piece was shown
+    pieces = len(shown)
+    assert side.total_s == pytest.approx((pieces - 1) * REPLAY_STEP_S) == pytest.approx(shown[-1][0] - start)
+
+
+def test_the_generation_timeout_does_not_cut_a_held_side_short_during_its_replay(scripted, refs, clock):
+    snapshots = replayed(scripted, refs, clock, timeout_s=0.2)  # the replay takes about 1 s of the clock
+    side = snapshots[-1][1].battle.side_a
+    assert side.ok and side.total_s > 0.2
+    assert snapshots[-1][1].text_a == LONG
+
+
+def test_closing_the_stream_stops_the_replay(scripted, refs, clock):
+    plain = scripted.add("plain", "Plain [1].")
+    revising = ModelSpec(name="PIPE", provider="reviser", model_id="pipe", pipeline="openscholar", base=plain)
+    battle = new_battle("q", Retrieval("q", refs, "test"), (revising, plain), created_at=0.0)
+    steps: list[float] = []
+    runner = BattleRunner({"scripted": scripted, "reviser": LongReviser(LONG)}, clock=clock, tick_s=0.01,
+                          sleep=lambda s: (steps.append(s), clock.advance(s)))
+    progress = runner.run(battle, GenerationRequest(question="q", references=refs))
+    snapshot = next(p for p in progress if p.text_a)
+    assert snapshot.text_a != LONG and not snapshot.finished  # mid-replay
+    progress.close()  # the visitor closed the tab
+    paused = len(steps)
+    assert list(progress) == [] and len(steps) == paused
+
+
+def test_a_short_held_answer_is_shown_in_one_piece(scripted, refs, clock):
+    snapshots = replayed(scripted, refs, clock, final="Short [1].")
+    assert [p.text_a for _, p in snapshots if p.text_a] == ["Short [1]."]
+    side = snapshots[-1][1].battle.side_a
+    assert side.first_token_s == side.total_s == 0.0
+
+
+def test_a_held_3000_character_answer_takes_its_pieces_times_the_step_to_show(scripted, refs, clock):
+    final = ("Self-attention relates every position [1]. " * 70)[:2999] + "."  # 3,000 characters
+    assert len(final) == 3000
+    snapshots = replayed(scripted, refs, clock, final=final)
+    side = snapshots[-1][1].battle.side_a
+    pieces = len({p.text_a for _, p in snapshots if p.text_a})
+    # Pieces end at words, so a few are short of REPLAY_CHARS: at least 3000 / 60 = 50, not many more.
+    assert 50 <= pieces <= 3000 // (REPLAY_CHARS - len("position ")) + 1
+    extra = side.total_s - side.first_token_s
+    assert extra == pytest.approx((pieces - 1) * REPLAY_STEP_S)
+    print(f"held 3,000-character answer: {pieces} pieces, shown over {extra:.2f} s of the runner's clock")

@@ -40,6 +40,13 @@ log = logging.getLogger(__name__)
 Side = Literal["a", "b"]
 SIDES: tuple[Side, Side] = ("a", "b")
 ANSWERING = "Answering"  # the one progress line a running side shows before the vote, plain model or pipeline
+# A held side's final answer is shown in pieces at this pace once it has ended, so it arrives like a stream
+# rather than all at once (which would tell it from the plain models). 60 characters every 30 ms is about
+# 2,000 characters a second: faster than most hosted models stream (so the replay never makes a pipeline look
+# slower than it is by more than ~1.5 s for a 3,000-character answer) yet 33 updates a second, which reads as
+# text being written, not pasted. Pieces end at a word boundary, as a streaming side's text does.
+REPLAY_CHARS = 60
+REPLAY_STEP_S = 0.03
 
 
 @dataclass(frozen=True)
@@ -94,7 +101,7 @@ class Progress:
 
     text_a: str
     text_b: str
-    battle: Battle  # side_a / side_b are set as soon as that side has ended
+    battle: Battle  # side_a / side_b are set as soon as that side has ended (a held side: its replay too)
     # ANSWERING for every side still running, whatever the contestant (absent once it has ended), and the
     # references a side has added so far (so its new citations link while it writes). A pipeline's own step
     # lines ("Searching for more papers: ...") are never passed on: before the vote they would tell a voter
@@ -117,14 +124,17 @@ class BattleRunner:
 
     ``clock`` (monotonic seconds) times first tokens, totals and the timeout; tests inject one. It is read
     on each side's own thread as that side's text and answer arrive, so it must be thread-safe.
-    ``tick_s`` is the longest the stream goes without a snapshot while both models are silent."""
+    ``tick_s`` is the longest the stream goes without a snapshot while both models are silent.
+    ``sleep`` waits between the pieces of a held side's replay (REPLAY_STEP_S); tests pass one that moves their
+    clock instead, so the pace is checked against the clock without waiting in real time."""
 
     def __init__(self, providers: Mapping[str, Provider], timeout_s: float = 120.0,
                  clock: Callable[[], float] = time.monotonic, editor: "LLMPostprocessor | None" = None,
-                 tick_s: float = 0.5) -> None:
+                 tick_s: float = 0.5, sleep: Callable[[float], None] = time.sleep) -> None:
         self._providers = providers
         self._timeout_s = timeout_s
         self._clock = clock
+        self._sleep = sleep
         self._tick_s = tick_s
         self._editor = editor  # the optional LLM postprocessor
 
@@ -154,7 +164,8 @@ class BattleRunner:
 
     def _follow(self, battle: Battle, events: queue.Queue[SideEvent], start: float,
                 shield: "Shield") -> Iterator[Progress]:
-        """Drain both sides' events into snapshots until both have ended or time is up.
+        """Drain both sides' events into snapshots until both have ended (or time is up) and every held side's
+        answer has been replayed in full: only then is the battle finished and the vote open.
 
         The anonymity policy is applied here and only here (``shielded``): to what each side has streamed
         so far, to each final answer (the stored text and its flags) and to what a failed side showed."""
@@ -182,28 +193,35 @@ class BattleRunner:
 
         filters = {"a": ReasoningFilter(), "b": ReasoningFilter()}
         deadline = start + self._timeout_s
+        timeout = ProviderTimeout(f"This model did not finish within {self._timeout_s:.0f} seconds.",
+                                  timeout_s=self._timeout_s)
         while not sides.all_ended:
-            remaining = deadline - self._clock()
-            try:
-                batch = [events.get(timeout=max(0.0, min(remaining, self._tick_s)))]
-            except queue.Empty:
-                if remaining > self._tick_s:
-                    # Nothing new, but yield anyway: a caller can only stop this generator between
-                    # snapshots (New battle cancels it), so it must not sit waiting on a silent model.
-                    yield sides.progress(safe)
-                    continue
-                timeout = ProviderTimeout(f"This model did not finish within {self._timeout_s:.0f} seconds.",
-                                          timeout_s=self._timeout_s)
-                for side in SIDES:
-                    sides.fail(side, timeout, self._clock())
-                break
-            # Coalesce whatever else is already waiting into one snapshot, so a fast
-            # stream does not turn into one UI update per token.
-            while True:
+            batch: list[SideEvent] = []
+            if sides.replaying:
+                # A held side is being shown piece by piece: wait one step, then take whatever the other side
+                # sent meanwhile. The replay is the arena's doing, so the timeout only fails a side still
+                # generating (fail() ignores a side that has ended); the replay goes on after it.
+                self._sleep(REPLAY_STEP_S)
+                batch = _drain(events, batch)
+                if not batch and self._clock() >= deadline:
+                    for side in SIDES:
+                        sides.fail(side, timeout, self._clock())
+            else:
+                remaining = deadline - self._clock()
                 try:
-                    batch.append(events.get_nowait())
+                    batch = [events.get(timeout=max(0.0, min(remaining, self._tick_s)))]
                 except queue.Empty:
-                    break
+                    if remaining > self._tick_s:
+                        # Nothing new, but yield anyway: a caller can only stop this generator between
+                        # snapshots (New battle cancels it), so it must not sit waiting on a silent model.
+                        yield sides.progress(safe)
+                        continue
+                    for side in SIDES:
+                        sides.fail(side, timeout, self._clock())
+                    continue  # a held side that ended before the timeout may still be replaying
+                # Coalesce whatever else is already waiting into one snapshot, so a fast
+                # stream does not turn into one UI update per token.
+                batch = _drain(events, batch)
             # Times are each event's own stamp, taken on its side's thread: a batch can hold both sides'
             # events (a fast offline answer arrives whole before this loop wakes), and reading the clock
             # here would give both sides the same first-token and total time.
@@ -222,12 +240,18 @@ class BattleRunner:
                 else:  # a failed side keeps what it streamed, including text the filter held back
                     sides.show(event.side, filters[event.side].finish(), event.at)
                     sides.fail(event.side, event.error, event.at)
+                if sides.held_answer(event.side) and event.side not in finals:  # shown from now, in pieces
+                    sides.begin_replay(event.side, shielded(event.side), event.at)
             if sides.all_ended:
                 break
             # Redact while streaming too: a name shown mid-stream would break anonymity
             # even if the final answer is redacted. Only sides that changed are checked again.
-            for side in {event.side for event in batch}:
+            for side in {event.side for event in batch} - set(sides.replaying):
                 safe[side] = shielded(side)
+            # A replay's pieces are cut from the answer as redacted (shielded), so they need no check.
+            safe.update(sides.release(self._clock()))
+            if sides.all_ended:
+                break
             yield sides.progress(safe)
 
         texts = {side: shielded(side) for side in SIDES}
@@ -282,6 +306,25 @@ class BattleRunner:
             events.put(SideFailed(side, failure, self._clock()))
 
 
+def _drain(events: queue.Queue[SideEvent], batch: list[SideEvent]) -> list[SideEvent]:
+    """``batch`` and every event already waiting."""
+    while True:
+        try:
+            batch.append(events.get_nowait())
+        except queue.Empty:
+            return batch
+
+
+@dataclass
+class _Replay:
+    """A held side's final answer being shown piece by piece (mutable: the runner's loop advances it)."""
+
+    text: str  # the answer as shown (redacted)
+    began: float  # the runner's clock when its first piece was shown
+    released: int = 0  # how many characters are shown
+    pieces: int = 0  # how many pieces were shown
+
+
 class _Sides:
     """What each side has shown, used and timed so far, and its result once it has ended."""
 
@@ -298,10 +341,41 @@ class _Sides:
         # ended. Its draft wiped and written again is something no plain model does, so before the vote it
         # would say which side is the pipeline; held back, it shows ANSWERING like any side, then its answer.
         self._held = {side: bool(spec.pipeline) for side, spec in self.specs.items()}
+        # A held side that has answered is in ``results`` (it takes no more events) but is not set on the battle
+        # until its replay has shown the whole answer: votes open only once every side's text is fully shown.
+        self._replays: dict[str, _Replay] = {}
 
     @property
     def all_ended(self) -> bool:
-        return len(self.results) == 2
+        return len(self.results) == 2 and not self._replays
+
+    @property
+    def replaying(self) -> tuple[str, ...]:
+        return tuple(self._replays)
+
+    def held_answer(self, side: Side) -> bool:
+        """``side`` is held and has just answered: its answer is to be replayed."""
+        result = self.results.get(side)
+        return self._held[side] and result is not None and result.answer is not None
+
+    def begin_replay(self, side: Side, text: str, now: float) -> None:
+        self._replays[side] = _Replay(text, began=now)
+
+    def release(self, now: float) -> dict[str, str]:
+        """The next piece of each replay (at most REPLAY_CHARS): as many pieces as the clock says are due since its
+        first (so a late loop catches up), and at least one each call (so a clock that does not move ends it).
+        A replay that reaches the end sets its side's total time: when its last piece was shown."""
+        shown: dict[str, str] = {}
+        for side, replay in list(self._replays.items()):
+            due = 1 + int((now - replay.began) / REPLAY_STEP_S + 1e-9)  # 1e-9: float sums of the step
+            for _ in range(max(1, due - replay.pieces)):
+                replay.released = _piece_end(replay.text, replay.released, replay.released + REPLAY_CHARS)
+                replay.pieces += 1
+            shown[side] = replay.text[: replay.released]
+            if replay.released == len(replay.text):
+                del self._replays[side]
+                self.results[side] = replace(self.results[side], total_s=now - self._start)
+        return shown
 
     def visible(self, side: Side) -> str:
         """What a running ``side`` shows: nothing while it is held back."""
@@ -345,7 +419,7 @@ class _Sides:
     def progress(self, safe: Mapping[str, str]) -> Progress:
         """A snapshot: the shown (redacted) texts, the same ANSWERING line for each running side, and the
         references each side has added."""
-        running = {side: ANSWERING for side in SIDES if side not in self.results}
+        running = {side: ANSWERING for side in SIDES if side not in self.results or side in self._replays}
         return Progress(safe["a"], safe["b"], self.battle(), status=running, extra_references=dict(self._extra))
 
     def fail(self, side: Side, error: SciArenaError, now: float) -> None:
@@ -356,7 +430,8 @@ class _Sides:
                                             usage=self._usage[side])
 
     def battle(self) -> Battle:
-        return replace(self._battle, side_a=self.results.get("a"), side_b=self.results.get("b"))
+        ended = {side: result for side, result in self.results.items() if side not in self._replays}
+        return replace(self._battle, side_a=ended.get("a"), side_b=ended.get("b"))
 
 
 def _complete_words(text: str) -> str:
@@ -365,3 +440,15 @@ def _complete_words(text: str) -> str:
         return text
     cut = max(text.rfind(" "), text.rfind("\n"))
     return text[: cut + 1] if cut >= 0 else ""
+
+
+def _piece_end(text: str, released: int, target: int) -> int:
+    """Where a replay's next piece ends: after the last whitespace before ``target`` (past ``released``), or,
+    for a word longer than a piece, after that word; the whole text once ``target`` reaches its end."""
+    if target >= len(text):
+        return len(text)
+    cut = max(text.rfind(" ", released, target), text.rfind("\n", released, target))
+    if cut >= 0:
+        return cut + 1
+    ahead = [i for i in (text.find(" ", target), text.find("\n", target)) if i >= 0]
+    return min(ahead) + 1 if ahead else len(text)
