@@ -65,7 +65,7 @@ def test_views_style_history_and_csv_in_the_page(browser, arena, width, height):
     table = page.locator("#leaderboard-table")
     assert table.locator("tr.prop").count() == 4 and table.locator("tr.open").count() == 4
     summary = page.locator("#leaderboard-summary").inner_text()
-    assert "Computed from 3,000 votes up to 2025-06-" in summary and "bootstrap mean" in summary
+    assert "Computed from 3,000 votes (" in summary and " up to 2025-06-" in summary and "bootstrap mean" in summary
     screenshot(page, f"leaderboard-{width}-overall", full_page=True)
     header = table.locator("th")
     visible = [h.inner_text() for h in header.all() if h.is_visible()]
