@@ -83,18 +83,23 @@ def progress_lines(markup: str) -> list[str]:
     return re.findall(r'<p class="step-status">.*?</p>', markup)
 
 
+def battle_in_page(arena):
+    """One battle on QUESTION through the page's handlers: (view, handlers, turn, every update)."""
+    with gr.Blocks():
+        view = arena_tab()
+    handlers = ArenaHandlers(arena, view)
+    cleared = handlers.clear(0)
+    turn = cleared[view.turn]
+    return view, handlers, turn, list(handlers.battle(QUESTION, cleared[view.session], turn))
+
+
 def test_before_the_vote_the_pipeline_side_streams_like_the_plain_side_and_its_steps_come_after(tmp_path):
     """Through the page's handlers with the offline pool: every update before the vote gives both sides the
     same progress line (none once a side is done) and no step text anywhere; the reveal lists the steps."""
     services = build_services(Settings(data_dir=tmp_path / "data", seed=0))
     [pipeline] = [m for m in services.pool.active if m.base is not None]  # the offline pool's one pipeline
     arena = replace(services.arena, pool=replace(services.arena.pool, active=(pipeline, pipeline.base)))
-    with gr.Blocks():
-        view = arena_tab()
-    handlers = ArenaHandlers(arena, view)
-    cleared = handlers.clear(0)
-    turn = cleared[view.turn]
-    updates = list(handlers.battle(QUESTION, cleared[view.session], turn))
+    view, handlers, turn, updates = battle_in_page(arena)
     session = updates[-1][view.session]
     battle = session.battle
     side = "a" if battle.model_a.base is not None else "b"
@@ -130,12 +135,7 @@ def test_before_the_vote_the_pipeline_text_only_grows_and_its_own_papers_are_pla
     paced = {"offline": offline, "pipeline": PipelineProvider({"offline": offline}, services.arena.retriever)}
     arena = replace(services.arena, pool=replace(services.arena.pool, active=(pipeline, pipeline.base)),
                     runner=BattleRunner(paced, tick_s=0.05))
-    with gr.Blocks():
-        view = arena_tab()
-    handlers = ArenaHandlers(arena, view)
-    cleared = handlers.clear(0)
-    turn = cleared[view.turn]
-    updates = list(handlers.battle(QUESTION, cleared[view.session], turn))
+    view, handlers, turn, updates = battle_in_page(arena)
     session = updates[-1][view.session]
     battle = session.battle
     plain = [re.sub(r'<p class="step-status">.*?</p>', "", u[view.answer_b if battle.model_a.base else
