@@ -41,7 +41,7 @@ from sciarena.core.errors import (
     SciArenaError,
 )
 from sciarena.core.settings import Settings
-from sciarena.core.text import scrub, storable_text
+from sciarena.core.text import counted, scrub, storable_text
 from sciarena.core.types import CHOICES, Battle, Choice, Retrieval, Vote
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever
@@ -197,7 +197,7 @@ class Arena:
             raise FollowUpRefused("One of the answers failed, so this battle cannot be continued.")
         if len(battle.followups) >= self.settings.max_followups:
             allowed = self.settings.max_followups
-            raise FollowUpRefused(f"A battle takes up to {allowed} follow-up question{'s' if allowed != 1 else ''}"
+            raise FollowUpRefused(f"A battle takes up to {counted(allowed, 'follow-up question')}"
                                   "; please vote now." if allowed else "Follow-up questions are turned off here.")
         self._check_fresh(battle)
         limiter = self._limiter

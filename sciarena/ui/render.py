@@ -455,7 +455,7 @@ def retrieval_status(retrieval: Retrieval, follow_up: bool = False) -> str:
         if not added:
             return "Follow-up: no new papers found; both models answer from the references so far."
         numbers = f"[{added[0].number}]" + (f"–[{added[-1].number}]" if len(added) > 1 else "")
-        return (f"Follow-up: {len(added)} new paper{'s' if len(added) != 1 else ''} found "
+        return (f"Follow-up: {counted(len(added), 'new paper')} found "
                 f"({backend_label(retrieval.backend)}) in {retrieval.seconds * 1000:.0f} ms, numbered {numbers}; "
                 "both models see them.")
     papers = len(retrieval.references)
