@@ -26,8 +26,7 @@ from sciarena.arena.sampling import SamplerState
 from sciarena.board import compute_leaderboard
 from sciarena.board.board import ModelFacts
 from sciarena.board.sampler_state import SHARE_WINDOW_DAYS, battle_shares, sampler_state
-from sciarena.board.service import BoardService
-from sciarena.board.table import read_table
+from sciarena.board.service import BoardService, Vouching
 from sciarena.core.errors import LeaderboardInputError, SciArenaError
 from sciarena.core.settings import Settings
 from sciarena.core.types import ASKER_FIELDS, ModelSpec
@@ -36,7 +35,7 @@ from sciarena.providers.catalogue import load_catalogue
 from sciarena.providers.registry import Models, Pool, battle_pool, build_providers
 from sciarena.retrieval.bibliography import bibtex, papers_of, ris
 from sciarena.retrieval.choose import open_retriever
-from sciarena.science.quality.vouch import vouched
+from sciarena.science.quality.vouch import vouch_mask
 from sciarena.science.review import AUDIT_LABELS, ReviewDesk, ReviewSession
 from sciarena.science.stats.stats import (
     BOTH_BAD,
@@ -97,10 +96,10 @@ class Services:
         (Singh et al. 2025), so the rates are published beside the ratings."""
         settings = self.settings
         shares: dict[str, tuple[int, float]] = {}
-        files = self.votes.files(refresh=False)
-        if files:
+        snap = self.board.snapshot(self.votes.files(refresh=False))
+        if snap is not None:
             try:
-                table = vouched(read_table(files, strict=False))
+                table = self.board.table(snap)  # the board's votes: the shares count what it counts
                 shares = {s.model: (s.battles, s.share) for s in battle_shares(table, now)}
             except SciArenaError as err:  # unreadable votes: the weights are still worth showing
                 log.info("no battle shares: %s", err)
@@ -166,14 +165,16 @@ def open_editor(settings: Settings, models: "Models") -> "LLMPostprocessor | Non
     return LLMPostprocessor(provider, spec)
 
 
-def board_state(votes: VoteSource, clock: Callable[[], float] = time.time) -> SamplerState | None:
-    """The sampler's state from the votes that count: the plain board's point ratings (the sampler's
-    uncertainty comes from the Fisher information at them, so no bootstrap is needed), pair counts."""
-    files = votes.files(refresh=False)  # never waits on the Hub
-    if not files:
+def board_state(votes: VoteSource, board_service: BoardService,
+                clock: Callable[[], float] = time.time) -> SamplerState | None:
+    """The sampler's state from the votes that count (the board service's table): the plain board's point
+    ratings (the sampler's uncertainty comes from the Fisher information at them, so no bootstrap is
+    needed), pair counts."""
+    snap = board_service.snapshot(votes.files(refresh=False))  # never waits on the Hub
+    if snap is None:
         return None
     try:
-        table = vouched(read_table(files, strict=False))
+        table = board_service.table(snap)
         board = compute_leaderboard(table, bootstrap=0, by=(), rating="point")
     except LeaderboardInputError as err:
         log.info("no board for the sampler yet: %s", err)
@@ -193,20 +194,20 @@ def model_facts(pool: Pool) -> dict[str, ModelFacts]:
             for s in _every_spec(pool)}
 
 
-def data_stats(files: Sequence[Path], ranked: Sequence[str], *, count_anonymous: bool = True) -> DataStats:
+def data_stats(files: Sequence[Path], ranked: Sequence[str], vouching: Vouching) -> DataStats:
     """The Leaderboard tab's Data section: the columnar copy with texts gives the `stats` command's
     numbers from its records, 0.03 s warm on 100,000 votes instead of 7.5 s for the records. It counts
-    the board's votes: vouched as ``open_board`` vouches them."""
+    the board's votes: ``vouching`` is the board service's mask over them."""
     raw = read_columns(list(files), copy=True, strict=False, texts=True).columns
-    return stats_from_columns(raw, ranked=list(ranked), count_anonymous=count_anonymous)
+    return stats_from_columns(raw, ranked=list(ranked), board_vouching=vouching)
 
 
 def open_board(votes: VoteSource, pool: Pool, *, clock: Callable[[], float] | None = None,
                warm_style: bool = True, count_anonymous: bool = True) -> BoardService:
     """The board service over ``votes``, vouched by the voter checks (the board never imports them);
     ``count_anonymous`` False (SCIARENA_COUNT_ANONYMOUS=0) counts signed-in voters' votes only."""
-    return BoardService(votes.files, vouch=partial(vouched, count_anonymous=count_anonymous), facts=lambda: model_facts(pool),
-                        data_stats=partial(data_stats, count_anonymous=count_anonymous),
+    return BoardService(votes.files, vouch=partial(vouch_mask, count_anonymous=count_anonymous),
+                        facts=lambda: model_facts(pool), data_stats=data_stats,
                         data_min_battles=DEFAULT_MIN_BATTLES, clock=clock, warm_style=warm_style)
 
 
@@ -234,7 +235,8 @@ def build_services(settings: Settings) -> Services:
     votes = open_vote_source(settings, votes_folder)
     counts = BattleCounts(votes.files)
     # The adaptive sampler reads the board; the others need no state, so they get no feed (and no fits).
-    feed = SamplerFeed(lambda: board_state(votes), lambda: sum(counts.snapshot().values())) \
+    board = open_board(votes, pool, count_anonymous=settings.count_anonymous)
+    feed = SamplerFeed(lambda: board_state(votes, board), lambda: sum(counts.snapshot().values())) \
         if settings.sampler == "adaptive" else None
     arena = Arena(
         settings=settings,
@@ -251,7 +253,7 @@ def build_services(settings: Settings) -> Services:
     return Services(
         arena=arena,
         votes=votes,
-        board=open_board(votes, pool, count_anonymous=settings.count_anonymous),
+        board=board,
         warmer=CacheWarmer(lambda: votes.files(refresh=False)),  # upkeep never waits on the Hub
         hub_sync=hub_sync,
         review_sync=open_review_sync(settings) if settings.reviewers else None,

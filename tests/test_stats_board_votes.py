@@ -14,9 +14,9 @@ from sciarena import wiring
 from sciarena.board import compute_leaderboard
 from sciarena.board.service import BoardService
 from sciarena.cli import stats as stats_cli
-from sciarena.core.errors import StatsInputError
+from sciarena.core.errors import LeaderboardInputError
 from sciarena.science.quality.synthetic import planted_history, records_from_arrays
-from sciarena.science.quality.vouch import load_votes, vouched
+from sciarena.science.quality.vouch import load_votes, vouch_mask
 from sciarena.science.stats.stats import compute_stats, to_dict
 from sciarena.ui.board_data import data_html
 
@@ -67,7 +67,7 @@ def test_the_stats_command_says_which_votes_it_counts(votes, tmp_path):
 
 def test_the_data_section_counts_the_boards_votes(votes):
     path, _ = votes
-    service = BoardService(lambda: [path], vouch=vouched, facts=dict, data_stats=wiring.data_stats,
+    service = BoardService(lambda: [path], vouch=vouch_mask, facts=dict, data_stats=wiring.data_stats,
                            data_min_battles=0, warm_style=False)
     snap = service.snapshot()
     shown = service.shown(snap)
@@ -77,6 +77,7 @@ def test_the_data_section_counts_the_boards_votes(votes):
     html = data_html(stats)
     assert (f"{stats.records:,} records, {stats.votes:,} of them votes counted on the board "
             f"({stats.left_out:,} usable votes left out)") in html
-    anonymous = partial(wiring.data_stats, count_anonymous=False)  # the operator's SCIARENA_COUNT_ANONYMOUS=0
-    with pytest.raises(StatsInputError, match="without sign-in"):  # no voter here is signed in
-        anonymous([path], [])
+    anonymous = BoardService(lambda: [path], vouch=partial(vouch_mask, count_anonymous=False), facts=dict,
+                             data_stats=wiring.data_stats, warm_style=False)  # SCIARENA_COUNT_ANONYMOUS=0
+    with pytest.raises(LeaderboardInputError, match="without sign-in"):  # no voter here is signed in
+        anonymous.data(anonymous.snapshot())

@@ -5,6 +5,11 @@ vouching step the wiring chose (``vouch``: the board never imports the voter che
 computation per vote fingerprint and view, LRU-bounded), the background style fit that makes the
 toggle instant, the download files, the Data section's statistics (``data_stats``, also injected) and
 the endpoint's JSON with bounds on every knob a caller sets. The UI renders what it returns.
+
+It is the one owner of "which votes count": ``vouching(snap)`` runs the injected vouch once per
+snapshot (campaign detection and the voter checks are its slow part), and every reader of counted
+votes — the board's views, the endpoint, the Data section, the sampler's state and the published
+battle shares (wiring.py) — takes its table or its mask from here.
 """
 
 from __future__ import annotations
@@ -19,18 +24,22 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
+import numpy as np
+
 from sciarena.board import history
 from sciarena.board.board import OVERALL, Board, ModelFacts, board_rows, build_board, rows_csv, view_choices
 from sciarena.board.compute import PROVISIONAL_BATTLES, compute_leaderboard, to_json
 from sciarena.board.memo import BoardMemo, Fingerprint, fingerprint
 from sciarena.board.style import STYLE_FEATURES
-from sciarena.board.table import VoteTable, read_table
+from sciarena.board.table import Exclusions, VoteTable, leave_out, read_table
 from sciarena.core.errors import BoardRequestError, LeaderboardInputError
 
 __all__ = ["PROVISIONAL_BATTLES", "BoardService", "ShownBoard", "Snapshot"]
 
-Vouch = Callable[[VoteTable], VoteTable]  # which votes count (science.quality.vouch.vouched)
-DataStats = Callable[[Sequence[Path], Sequence[str]], Any]  # (vote files, ranked models) → statistics
+Vouching = tuple[np.ndarray, Exclusions]  # (which votes of a table are left out, what and why)
+Vouch = Callable[[VoteTable], Vouching]  # which votes count (science.quality.vouch.vouch_mask)
+# (vote files, ranked models, the board's vouching of those files' votes) → statistics
+DataStats = Callable[[Sequence[Path], Sequence[str], Vouching], Any]
 
 # The public endpoint's bounds: generous for a researcher, small enough that one request cannot hold a
 # worker for long (20,000 rounds took 42 s on one core) and cannot fill the memo with fresh seeds.
@@ -80,14 +89,16 @@ class BoardService:
         self._warming: threading.Thread | None = None
         self.memo = BoardMemo()
         self.api_memo = BoardMemo(max_entries=API_MEMO_ENTRIES)
+        self.vouch_memo = BoardMemo(max_entries=2)  # ``vouching``: one mask per snapshot, whoever asks
         self._files_dir: Path | None = None
         self._lock = threading.Lock()
         self._stems = itertools.count()
 
     # ---- the current votes ---------------------------------------------------------------------
-    def snapshot(self) -> Snapshot | None:
-        """The vote files now, or None when there are none yet."""
-        files = tuple(Path(f) for f in self._files())
+    def snapshot(self, files: Sequence[Path] | None = None) -> Snapshot | None:
+        """The vote files now (or ``files``, e.g. a listing that does not wait on the Hub), or None
+        when there are none yet."""
+        files = tuple(Path(f) for f in (self._files() if files is None else files))
         return Snapshot(files, fingerprint(files)) if files else None
 
     def cached(self, snap: Snapshot, key: Hashable, compute: Callable[[], Any]) -> Any:
@@ -96,8 +107,19 @@ class BoardService:
 
     def table(self, snap: Snapshot, *, texts: bool = False) -> VoteTable:
         """The votes that count (vouched), read once per snapshot; ``texts`` for style features."""
-        return self.memo.get(snap.fp, ("table", texts),
-                             lambda: self._vouch(read_table(snap.files, strict=False, texts=texts)))
+        return self.memo.get(snap.fp, ("table", texts), lambda: self._counted(snap, texts))
+
+    def vouching(self, snap: Snapshot) -> Vouching:
+        """Which of the snapshot's usable votes the board leaves out (a mask over them, in file order)
+        and why: the injected vouch, run once per snapshot whichever reader asks first."""
+        return self.vouch_memo.get(snap.fp, "vouching", lambda: self._vouch(read_table(snap.files, strict=False)))
+
+    def _counted(self, snap: Snapshot, texts: bool) -> VoteTable:
+        table = read_table(snap.files, strict=False, texts=texts)
+        drop, excluded = self.vouch_memo.get(snap.fp, "vouching", lambda: self._vouch(table))
+        if len(drop) != table.n_votes:  # a shard grew between two reads of one snapshot: vouch this read
+            drop, excluded = self._vouch(table)
+        return leave_out(table, drop, excluded)
 
     def views(self, snap: Snapshot) -> list[tuple[str, str]]:
         return view_choices(self.table(snap))
@@ -125,7 +147,8 @@ class BoardService:
         if self._data_stats is None:
             raise BoardRequestError("This arena computes no data statistics.")
         return self.memo.get(snap.fp, ("data",),
-                             lambda: self._data_stats(snap.files, self.ranked(snap, self._data_min_battles)))
+                             lambda: self._data_stats(snap.files, self.ranked(snap, self._data_min_battles),
+                                                      self.vouching(snap)))
 
     def wait_warm(self, timeout: float | None = None) -> None:
         """Wait for the background style fit (tests, benchmarks)."""

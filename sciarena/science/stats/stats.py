@@ -161,15 +161,19 @@ def compute_stats(records: Sequence[Mapping[str, Any]], *, top: int = DEFAULT_TO
                               **vouching)
 
 
-def _board_votes(raw: RawColumns, usable: np.ndarray, vouching: Mapping[str, Any]
+def _board_votes(raw: RawColumns, usable: np.ndarray, vouching: Mapping[str, Any],
+                 board: tuple[np.ndarray, Exclusions] | None
                  ) -> tuple[np.ndarray, VoteTable | None, Exclusions | None]:
     """(records the board counts, its vote table, what vouching left out): the usable votes less those
-    ``vouch_mask`` drops. A table that cannot be made (one model) is left unvouched, as unrankable."""
+    the board's mask drops (``board``, the board service's) or else ``vouch_mask``. A table that cannot
+    be made (one model) is left unvouched, as unrankable."""
     try:
         table = vote_table(raw)  # its rows are the usable records, in order
     except LeaderboardInputError:
         return usable, None, None
-    drop, excluded = vouch_mask(table, **vouching)
+    drop, excluded = vouch_mask(table, **vouching) if board is None else board
+    if len(drop) != table.n_votes:
+        raise StatsInputError("the vote files changed while they were read; the next load counts them again")
     keep = usable.copy()
     keep[np.flatnonzero(usable)[drop]] = False
     try:
@@ -180,16 +184,18 @@ def _board_votes(raw: RawColumns, usable: np.ndarray, vouching: Mapping[str, Any
 
 def stats_from_columns(raw: RawColumns, *, top: int = DEFAULT_TOP, min_battles: int = DEFAULT_MIN_BATTLES,
                        bootstrap: int = 100, seed: int = 0, ranked: Sequence[str] | None = None,
-                       **vouching: Any) -> DataStats:
+                       board_vouching: tuple[np.ndarray, Exclusions] | None = None, **vouching: Any) -> DataStats:
     """``compute_stats`` over columns the vote reader made (read with ``texts=True``, so lengths and
-    citation counts a record does not store are counted): the Leaderboard tab's fast path."""
+    citation counts a record does not store are counted): the Leaderboard tab's fast path.
+    ``board_vouching``: the board service's (mask, exclusions) over these columns' usable votes, so the
+    statistics count the board's votes without vouching them again (``vouching`` is then unused)."""
     if top < 1:
         raise StatsInputError("the number of top models must be at least 1")
     usable = usable_votes(raw)
     if not usable.keep.any():
         detail = ", ".join(f"{k}: {v}" for k, v in usable.skipped.items())
         raise StatsInputError(f"none of the {len(raw)} records is a usable vote ({detail})")
-    keep, table, excluded = _board_votes(raw, usable.keep, vouching)
+    keep, table, excluded = _board_votes(raw, usable.keep, vouching, board_vouching)
     n = int(keep.sum())
     left_out = int(usable.keep.sum()) - n
     why = excluded.describe() if excluded is not None else ""
