@@ -1,7 +1,7 @@
 """Wire the stages together once, at start: settings → services.
 
 ``build_services`` does all the slow work (index load/build, catalogue read) so that no question
-pays for it. The result holds the ``Arena`` (the battle and vote rules, arena.py), what the
+pays for it. The result holds the ``Arena`` (the battle and vote rules, arena/rules.py), what the
 leaderboard reads, and the background upkeep app.py starts; the UI holds no other state than each
 visitor's session.
 """
@@ -59,8 +59,8 @@ if TYPE_CHECKING:
     from sciarena.answer.editor import LLMPostprocessor
     from sciarena.providers.registry import Models
 
-# What the UI uses of the stages below, named here so that ui/ imports only this module, the board
-# service and core (the import contracts in .importlinter check it).
+# What the UI uses of the stages below, named here so that ui/ imports this module, the board service and
+# its presentation, answer helpers and core only (the import contracts in pyproject.toml check it).
 __all__ = ["ASKER_FIELDS", "BattleArchive", "bibtex", "papers_of", "ris", "voter_id", "AUDIT_LABELS", "BOTH_BAD", "CONSENT_LABEL", "OUTCOME_NAMES", "TOP_MODEL_LOST", "DataStats", "Tally", "Arena", "ArenaSession", "Ballot", "ReviewDesk",
            "ReviewSession", "Services", "Visitor", "build_services", "client_address", "open_board"]
 

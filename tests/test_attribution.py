@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from sciarena.arena.labels.prompts import INVALID
+from sciarena.answer.label_reply import INVALID
 from sciarena.science.labelling.attribution import (
     CONTRADICTING,
     IRRELEVANT,

@@ -16,9 +16,9 @@ import pytest
 from fake_openai import FakeOpenAI
 from openai import OpenAI
 
+from sciarena.answer.label_reply import INVALID
 from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, LLMLabeller, rule_labeller
 from sciarena.arena.labels.prompts import (
-    INVALID,
     build_category_messages,
     build_discipline_messages,
     parse_category,

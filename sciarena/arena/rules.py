@@ -3,9 +3,9 @@
 ``Arena.start_battle`` validates the question, retrieves once, draws a pair and returns the live
 battle; ``Arena.follow_up`` adds a follow-up turn to a finished, unvoted battle (arena/followups.py);
 ``Arena.vote`` accepts one consented vote per finished, votable, unexpired battle and writes
-it durably. Every refusal is a typed SciArenaError (errors.py) whose message is fit for the voter,
+it durably. Every refusal is a typed SciArenaError (core/errors.py) whose message is fit for the voter,
 so the UI only shows messages and renders records; these rules are testable without Gradio.
-Both enforce the abuse limits (limits.py), keyed by the visitor's hashed voter id (voter.py): a
+Both enforce the abuse limits (arena/limits/), keyed by the visitor's hashed voter id (votes/voter.py): a
 visitor over a limit is refused before retrieval, and a paid battle is counted and given its slot
 after the draw, before any model is called. A battle belongs to whoever started it (``Battle.owners``,
 their hashed ids): a vote from another browser or account is refused (NotYourBattle), even when it

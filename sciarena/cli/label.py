@@ -1,12 +1,15 @@
 """``python -m sciarena label categories|disciplines|attribution``: label stored votes.
 
-(``attribution`` judges citations; it lives in attribution_cli.py, see its docstring.)
+(``attribution`` judges citations; it lives in cli/label_attribution.py, see its docstring.)
 
     python -m sciarena label categories --votes PATH --model NAME --out FILE
-    python -m sciarena label disciplines --votes PATH --model offline:rules --out FILE
+    python -m sciarena label disciplines --votes PATH --model offline:classifier:discipline --out FILE
 
-``--model`` is a catalogue model's display name (called through its provider) or
-``offline:rules`` (the keyword rules of sciarena/arena/labels/rules.py: no calls, no cost). The number of
+``--model`` is a catalogue model's display name (called through its provider) or an offline labeller,
+named as the app records it in a vote's labeller fields: ``offline:rules`` (or ``offline:rules:category``,
+``offline:rules:discipline``: the keyword rules of sciarena/arena/labels/rules.py) or
+``offline:classifier:discipline`` (the text classifier the arena labels disciplines with,
+sciarena/arena/labels/discipline_text.py); offline labellers make no calls and cost nothing. The number of
 calls and the estimated cost are printed before any call is made (``--dry-run`` stops there).
 Labels are appended to ``--out`` as they arrive; a rerun with the same file skips votes
 already labelled by this model and retries failed calls. Bad input is one line on stderr and
@@ -22,7 +25,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sciarena.arena.labels.labellers import CATEGORY, DISCIPLINE, OFFLINE_NAME, Task
+from sciarena.arena.labels.labellers import CATEGORY, CLASSIFIER_NAME, DISCIPLINE, OFFLINE_NAME, Task
 from sciarena.cli.args import add_model_run_options
 from sciarena.cli.common import settings_of
 from sciarena.core.errors import SciArenaError
@@ -58,7 +61,9 @@ def add_subcommands(commands: argparse._SubParsersAction) -> None:
                          help="a votes file or folder (our JSON lines, the released JSON array, Parquet) "
                               "or a Hub dataset id (owner/name)")
         sub.add_argument("--model", required=True, metavar="NAME",
-                         help=f"a catalogue model's display name, or {OFFLINE_NAME} (keyword rules, no calls)")
+                         help=f"a catalogue model's display name, {OFFLINE_NAME} (keyword rules) or, for "
+                              f"disciplines, {CLASSIFIER_NAME} (the app's text classifier); offline ones make "
+                              "no calls")
         sub.add_argument("--out", required=True, metavar="FILE",
                          help="labels file (JSON lines), appended to; a rerun skips votes already labelled")
         add_model_run_options(sub)
@@ -87,7 +92,6 @@ def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
     prog = f"sciarena label {args.label_command}"
     task: Task = args.task
     try:
-        offline = args.model.strip() == OFFLINE_NAME
         settings = settings or settings_of(args)  # the Hub token, even for the offline rules
         if args.timeout is not None:
             settings = dataclasses.replace(settings, generation_timeout_s=args.timeout)
@@ -105,7 +109,7 @@ def run(args: argparse.Namespace, *, settings: "Settings | None" = None,
         print(f"{prog}: {error}", file=err)
         return 2
     todo = pending(items, done)
-    calls = 0 if offline else len(distinct_questions(todo))
+    calls = 0 if resolved.spec is None else len(distinct_questions(todo))  # offline labellers call nothing
     print(f"{len(items)} votes ({skipped} without a question skipped); {len(items) - len(todo)} already labelled "
           f"by {labeller.name} in {args.out}; {len(todo)} to label with {calls} model call(s); estimated cost "
           f"{estimate_cost(todo, task, resolved.spec) if calls else '$0.00'}", file=out, flush=True)

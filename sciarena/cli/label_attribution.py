@@ -32,8 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sciarena.arena.labels.labellers import MAX_RAW_CHARS
-from sciarena.arena.labels.prompts import INVALID
+from sciarena.answer.label_reply import INVALID, MAX_RAW_CHARS
 from sciarena.cli.common import settings_of
 from sciarena.core.errors import AttributionInputError, SciArenaError
 from sciarena.core.files import ResumeLog, atomic_output

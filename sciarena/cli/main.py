@@ -1,6 +1,6 @@
 """The command line: `python -m sciarena <command> …`.
 
-Each command lives next to the code it drives and registers itself here:
+Each command lives in its own module and registers itself here; only the one that runs is imported:
   leaderboard  rank models from stored votes        (sciarena/cli/leaderboard.py)
   index        build a local datastore from a corpus (sciarena/cli/index.py)
   export       write votes in the released SciArena schema (sciarena/cli/export.py)
@@ -16,38 +16,29 @@ Each command lives next to the code it drives and registers itself here:
 from __future__ import annotations
 
 import argparse
+import importlib
+import sys
 from typing import Sequence
 
 from sciarena.cli.common import OneLineParser, guarded
 
+# The commands in the order help lists them; each is the module sciarena.cli.<name>, with add_parser().
+COMMANDS = ("leaderboard", "index", "export", "eval", "quality", "label", "agreement", "stats", "reviews", "card")
 
-def build_parser() -> argparse.ArgumentParser:
-    from sciarena.cli import agreement as agreement_cli  # start-up time: loaded only when this command runs
-    from sciarena.cli import card as card_cli  # start-up time: loaded only when this command runs
-    from sciarena.cli import eval as eval_cli  # start-up time: loaded only when this command runs
-    from sciarena.cli import export as export_cli  # start-up time: loaded only when this command runs
-    from sciarena.cli import index as index_cli  # start-up time: loaded only when this command runs
-    from sciarena.cli import label as label_cli  # start-up time: loaded only when this command runs
-    from sciarena.cli import leaderboard as leaderboard_cli  # start-up time: loaded only when this command runs
-    from sciarena.cli import quality as quality_cli  # start-up time: loaded only when this command runs
-    from sciarena.cli import reviews as review_cli  # start-up time: loaded only when this command runs
-    from sciarena.cli import stats as stats_cli  # start-up time: loaded only when this command runs
 
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``command`` alone when it names one: a command's module (the
+    leaderboard's pulls in scipy, seconds on a busy machine) is imported only when that command runs,
+    or when the top-level help lists them all."""
+    names = (command,) if command in COMMANDS else COMMANDS
     parser = OneLineParser(prog="python -m sciarena", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    leaderboard_cli.add_parser(commands)
-    index_cli.add_parser(commands)
-    export_cli.add_parser(commands)
-    eval_cli.add_parser(commands)
-    quality_cli.add_parser(commands)
-    label_cli.add_parser(commands)
-    agreement_cli.add_parser(commands)
-    stats_cli.add_parser(commands)
-    review_cli.add_parser(commands)
-    card_cli.add_parser(commands)
+    for name in names:
+        importlib.import_module(f"sciarena.cli.{name}").add_parser(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(argv[0] if argv else None).parse_args(argv)
     return guarded(args.command, lambda: int(args.run(args)))

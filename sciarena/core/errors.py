@@ -74,7 +74,7 @@ class Cancelled(ProviderError):
 
 
 class VoteRejected(SciArenaError):
-    """A vote that cannot be accepted; each rule of the arena (arena.py) has its own subclass."""
+    """A vote that cannot be accepted; each rule of the arena (arena/rules.py) has its own subclass."""
 
 
 class InvalidChoice(VoteRejected):
@@ -127,7 +127,7 @@ class EvaluationInputError(SciArenaError):
 
 
 class RateLimitedVisitor(SciArenaError):
-    """A visitor went over one of the arena's abuse limits (limits.py); nothing was started or charged.
+    """A visitor went over one of the arena's abuse limits (arena/limits/); nothing was started or charged.
 
     ``limit`` names the rule ("battles_per_hour", "battles_per_day", "votes_per_day");
     ``retry_after_s`` is when the oldest counted event leaves the window."""

@@ -58,7 +58,7 @@ class Settings:
     push_every_minutes: float = 5.0
     id_salt: str = ""  # secret salt of every hashed voter id (SCIARENA_ID_SALT); required when public
     public: bool = False  # running on a Hugging Face Space (it sets SPACE_ID): votes are published
-    # Abuse limits (limits.py), per hashed voter id; 0 = no limit. Battle limits count paid battles only
+    # Abuse limits (arena/limits/), per hashed voter id; 0 = no limit. Battle limits count paid battles only
     # (a contestant that is not offline) unless limit_offline; votes count whatever the battle.
     battles_per_hour: int = 30
     battles_per_day: int = 150
@@ -78,7 +78,7 @@ class Settings:
     sampler_floor: float = 0.2  # adaptive: share of draws spread uniformly over every pair
     outage: frozenset[str] = frozenset()  # model names kept out of battles for now (SCIARENA_OUTAGE, comma-separated)
     oauth_enabled: bool = False  # a Space with hf_oauth: true (it sets OAUTH_CLIENT_ID): offer "Sign in"
-    # The Review tab (review.py): expert annotators, named by HF username, give stored battles a second,
+    # The Review tab (science/review.py): expert annotators, named by HF username, give stored battles a second,
     # blind vote and an audit label. No reviewers = no tab.
     reviewers: frozenset[str] = frozenset()  # SCIARENA_REVIEWERS, comma-separated HF usernames
     review_repeat_days: float = 14.0  # a reviewer sees a battle once more after this long (0 = never again)

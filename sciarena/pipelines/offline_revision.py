@@ -1,6 +1,6 @@
 """How the offline baselines take part in a pipeline's feedback and refinement steps.
 
-A baseline reads no prompt, so it acts on the request's ``Revision`` record (types.py) with
+A baseline reads no prompt, so it acts on the request's ``Revision`` record (core/types.py) with
 simple, deterministic rules. They are baselines of the steps, not a model's judgement:
 
 * feedback — up to three items: the question's content words the answer never uses (searching for

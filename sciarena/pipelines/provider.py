@@ -3,7 +3,7 @@
 It implements the one Provider contract, so the battle runner treats a pipeline like any model:
 its ``stream`` runs the loop, whose every step calls the base model through the base's own
 provider (same client, key, deadline, retries and errors), and whose extra retrieval goes through
-the arena's retriever. Built in services.py once the retriever exists.
+the arena's retriever. Built in wiring.py once the retriever exists.
 """
 
 from __future__ import annotations

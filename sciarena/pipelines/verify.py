@@ -3,7 +3,7 @@
 The last step of the OpenScholar-style loop (§2.2). Each sentence of the answer long enough to
 make a claim (50 characters or more, the length OpenScholar's citation metric counts) is checked
 against the passages of the references it cites, with the offline lexical attribution judge
-(labelling/attribution.py), its polarity cue read against the passage sentence closest to the
+(science/labelling/attribution.py), its polarity cue read against the passage sentence closest to the
 claim, as the judge itself now does: supporting-vs-not agreement with our hand labels 73.9% on the
 held-out split (17/23) and 73.5% on train (36/49) (``python benchmarks/bench_attribution.py``).
 A statement no cited passage supports gets the citation of the given passage that supports it best,

@@ -1,4 +1,4 @@
-"""Model providers: one ``Provider`` contract (types.py), three backends, one way to call a model.
+"""Model providers: one ``Provider`` contract (core/types.py), three backends, one way to call a model.
 
 - ``catalogue``: the model catalogue (data/models.json + an optional user file): models and endpoints.
 - ``clients``: the one place a client library is built (``openai``, or ``together`` for Together AI).

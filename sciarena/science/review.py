@@ -82,7 +82,7 @@ def battle_of(record: Mapping[str, Any]) -> StoredBattle | None:
 
 
 def _references(citations: Any) -> tuple[Reference, ...]:
-    """Citation records (votes/schema.py citation_record) back into References for render.py."""
+    """Citation records (votes/schema.py citation_record) back into References for ui/render.py."""
     out = []
     for c in citations if isinstance(citations, list) else ():
         if not isinstance(c, dict) or not isinstance(c.get("number"), int):

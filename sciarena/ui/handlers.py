@@ -1,6 +1,6 @@
 """What each Arena action shows, as plain methods testable without a browser.
 
-The rules live in the ``Arena`` (arena.py); a handler passes the widgets' values to it, turns a
+The rules live in the ``Arena`` (arena/rules.py); a handler passes the widgets' values to it, turns a
 ``SciArenaError`` into a short ``gr.Error`` message, renders the records to Markdown (render.py) and
 returns updates keyed by component. The battle (models, contexts, answers) is kept in the visitor's
 server-side session (``ArenaSession`` in a gr.State); the browser only ever receives the anonymous

@@ -1,6 +1,6 @@
 """Who voted, without knowing who anyone is: the voter id and the consent check.
 
-The one place voter identity is decided; the arena's vote rules and abuse limits (arena.py)
+The one place voter identity is decided; the arena's vote rules and abuse limits (arena/rules.py, arena/limits/)
 call it. Every id is a salted SHA-256, never the raw value, so a published record names nobody:
 
 - signed in (Hugging Face OAuth)  → ``hf-`` + hash of the username: one pseudonym per account,

@@ -26,12 +26,11 @@ import Stemmer
 from scipy import optimize, sparse
 
 from sciarena.arena.labels.cues import CUES
-from sciarena.arena.labels.labellers import DISCIPLINE, Label, Task
+from sciarena.arena.labels.labellers import CLASSIFIER_NAME, DISCIPLINE, Label, Task
 from sciarena.core.settings import DEMO_CORPUS_DIR, PACKAGE_DIR
 from sciarena.core.types import DISCIPLINES
 
 TRAINING_FILE = PACKAGE_DIR / "data" / "eval" / "question_labels.jsonl"
-NAME = "offline:classifier:discipline"
 # Accuracy on the 96 questions of split "fresh3", written by someone else, blind to the method, after it was
 # frozen (commit 334fc47) and never trained or tuned on; 11 of them sit between two fields and count as right for
 # either. From: python benchmarks/bench_labellers.py --quick
@@ -185,12 +184,12 @@ class TextDisciplineLabeller:
     training_splits: tuple[str, ...] = TRAINING_SPLITS
     cue_weight: float = 1.0
     # Each bundled paper (title, field, summary) is a document of its discipline with this weight;
-    # 0 leaves them out. Chosen by leave-one-split-out cross-validation (bench_labellers.py --cv).
+    # 0 leaves them out. Chosen by leave-one-split-out cross-validation (benchmarks/bench_labellers.py --cv).
     paper_weight: float = 1.0
     l2: float = 0.1
     path: Path = TRAINING_FILE
     corpus_dir: Path = DEMO_CORPUS_DIR
-    name: str = NAME
+    name: str = CLASSIFIER_NAME
     kind: str = "offline"
     task: Task = DISCIPLINE
     _fitted: list = field(default_factory=list, repr=False)  # [] until the first label; then [_Fitted]

@@ -11,19 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from sciarena.answer.label_reply import INVALID, MAX_RAW_CHARS, Complete
 from sciarena.arena.labels import rules as classify
 from sciarena.arena.labels.prompts import (
-    INVALID,
     build_category_messages,
     build_discipline_messages,
     parse_category,
     parse_discipline,
 )
 from sciarena.core.types import DISCIPLINES, QUESTION_TYPES
-
-Complete = Callable[[list[dict[str, str]]], str]
-
-MAX_RAW_CHARS = 500  # the reply kept for auditing an invalid label; a long answer is cut
 
 
 @dataclass(frozen=True)
@@ -66,7 +62,7 @@ class Labeller(Protocol):
 
 @dataclass(frozen=True)
 class LLMLabeller:
-    """Asks a model through ``complete`` and parses its reply strictly (see prompts.parse_label)."""
+    """Asks a model through ``complete`` and parses its reply strictly (see label_reply.parse_label)."""
 
     task: Task
     complete: Complete
@@ -95,7 +91,9 @@ class RuleLabeller:
         return Label(value=self.rule(question), labeller=self.name)
 
 
+# The offline labellers' names, as a vote records them (the rules add ":category" / ":discipline").
 OFFLINE_NAME = "offline:rules"
+CLASSIFIER_NAME = "offline:classifier:discipline"  # discipline_text.TextDisciplineLabeller
 
 
 def rule_labeller(task: Task) -> RuleLabeller:

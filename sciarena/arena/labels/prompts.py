@@ -1,20 +1,16 @@
-"""Prompts that ask a model for a question's category or discipline, and the strict reply parser.
+"""Prompts that ask a model for a question's category or discipline, and their reply parsers.
 
 The categories are the paper's (appendix B.3) and the disciplines are the arena's
 (types.QUESTION_TYPES, types.DISCIPLINES); the wording of the definitions is ours.
 The model is asked for the label's name, not a number: a name can be checked exactly,
-and a wrong name is visibly wrong rather than silently another category.
+and a wrong name is visibly wrong rather than silently another category. The strict parser itself
+is ``answer.label_reply.parse_label``, shared with the citation judge.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-
-from sciarena.answer.clean import strip_reasoning
+from sciarena.answer.label_reply import parse_label
 from sciarena.core.types import DISCIPLINES, QUESTION_TYPES
-
-INVALID = "invalid"  # the parse of any reply that is not exactly one label's name
 
 CATEGORY_DEFINITIONS: dict[str, str] = {
     "Conceptual Explanation": "the asker wants to understand how or why something works: a mechanism, a principle, "
@@ -75,33 +71,6 @@ def build_discipline_messages(question: str) -> list[dict[str, str]]:
     system = _DISCIPLINE_SYSTEM.format(definitions=_definitions(DISCIPLINE_DEFINITIONS))
     return [{"role": "system", "content": system},
             {"role": "user", "content": f"Question:\n{question.strip()}\n\nDiscipline:"}]
-
-
-# What may surround the name: whitespace, quotes, brackets, Markdown emphasis, a final full stop.
-_WRAPPING = "\"'“”‘’`*_()[]{}<>.,;:!"
-_SPACE = re.compile(r"\s+")
-
-
-def _normal(text: str) -> str:
-    return _SPACE.sub(" ", text).strip().casefold()
-
-
-def parse_label(text: object, labels: Sequence[str]) -> str:
-    """The one label in ``labels`` that ``text`` names exactly, else INVALID.
-
-    Accepted: the name in any case, with any spacing, wrapped in quotes, brackets, Markdown
-    emphasis or trailing punctuation, after a reasoning block. Nothing else — no prefixes
-    ("Category: …"), no partial or near-miss names, no numbers — because a guess would
-    silently mislabel a vote, while "invalid" is counted and can be retried.
-    """
-    if not isinstance(text, str):
-        return INVALID
-    visible = strip_reasoning(text).strip().strip(_WRAPPING).strip()
-    wanted = _normal(visible)
-    for label in labels:
-        if _normal(label) == wanted:
-            return label
-    return INVALID
 
 
 def parse_category(text: object) -> str:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sciarena.answer.citations import sentence_spans  # the answer pipeline's sentence splitter (abbreviation-aware)
+from sciarena.answer.label_reply import INVALID, MAX_RAW_CHARS, Complete, parse_label
 from sciarena.answer.support import (  # noqa: F401 (the verdict vocabulary and the lexical judge, re-exported)
     CONTRADICTING,
     IRRELEVANT,
@@ -36,8 +37,6 @@ from sciarena.answer.support import (  # noqa: F401 (the verdict vocabulary and 
     Verdict,
     calibrate_threshold,
 )
-from sciarena.arena.labels.labellers import MAX_RAW_CHARS, Complete
-from sciarena.arena.labels.prompts import INVALID, parse_label
 from sciarena.core.settings import PACKAGE_DIR
 
 SIDES = ("a", "b")
@@ -163,7 +162,7 @@ class ModelJudge:
 
 # ---------------------------------------------------------------- per-side counts
 
-# The leaderboard reads these (votes/fields.py NUMERIC_SOURCES); contradicting ones are
+# The leaderboard reads these (votes/read/fields.py NUMERIC_SOURCES); contradicting ones are
 # counted as irrelevant, as the paper merges them, and also written on their own.
 def count_fields(side: str, verdicts: Sequence[str] | None) -> dict[str, int | None]:
     """``num_supporting_x``, ``num_irrelevant_x`` (irrelevant + contradicting), ``num_contradicting_x``

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sciarena.arena.labels.prompts import INVALID
+from sciarena.answer.label_reply import INVALID
 
 NO_LABEL = "(none)"  # how an empty prediction (a rule that found no cue) is shown
 

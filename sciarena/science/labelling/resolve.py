@@ -1,4 +1,5 @@
-"""From a ``--model`` name to a labeller: the offline rules, or a catalogue model behind its provider.
+"""From a ``--model`` name to a labeller: the offline ones the app records, or a catalogue model behind its
+provider.
 
 Model calls go through the Provider contract (keys, base URLs, timeouts and retries are the
 provider's), so any catalogue model — or a local OpenAI-compatible server added by data — can
@@ -11,7 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sciarena.arena.labels.labellers import OFFLINE_NAME, Complete, Labeller, LLMLabeller, Task, rule_labeller
+from sciarena.answer.label_reply import Complete
+from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
+from sciarena.arena.labels.labellers import (
+    CLASSIFIER_NAME,
+    DISCIPLINE,
+    OFFLINE_NAME,
+    Labeller,
+    LLMLabeller,
+    Task,
+    rule_labeller,
+)
 from sciarena.core.errors import CatalogueError, LabellingInputError, SciArenaError
 from sciarena.core.types import ModelSpec, Provider
 from sciarena.providers.calls import complete
@@ -55,15 +66,37 @@ class Resolved:
     spec: ModelSpec | None = None  # the catalogue entry, for prices; None for the offline rules
 
 
+def offline_labeller(name: str, task: Task) -> Labeller | None:
+    """The offline labeller ``name`` names for ``task`` — by the names the app records in a vote's
+    ``question_type_labeller`` / ``subject_labeller`` too — or None when it names no offline labeller.
+
+    OFFLINE_NAME (or ``offline:rules:<task>``) is the keyword rules; ``offline:classifier:discipline``
+    the text classifier the arena labels disciplines with. Raises LabellingInputError for an offline
+    name of the other task."""
+    rules = rule_labeller(task)
+    if name in (OFFLINE_NAME, rules.name):
+        return rules
+    if name == CLASSIFIER_NAME:
+        if task is not DISCIPLINE:
+            raise LabellingInputError(f"{CLASSIFIER_NAME} labels disciplines only; use {OFFLINE_NAME} for "
+                                      f"{task.name} labels")
+        return TextDisciplineLabeller()
+    if name.startswith(f"{OFFLINE_NAME}:"):
+        raise LabellingInputError(f"{name!r} is not a {task.name} labeller; use {OFFLINE_NAME} or {rules.name}")
+    return None
+
+
 def resolve_labeller(name: str, task: Task, settings: "Settings | None" = None) -> Resolved:
-    """OFFLINE_NAME, or the catalogue model with this display name (case-insensitive).
+    """An offline labeller (``offline_labeller``), or the catalogue model with this display name
+    (case-insensitive).
 
     Raises LabellingInputError for an unknown name, an offline answer generator (it writes
     answers, it cannot label) or a model that cannot run now (its key is not set).
     """
     name = name.strip()
-    if name == OFFLINE_NAME:
-        return Resolved(rule_labeller(task))
+    offline = offline_labeller(name, task)
+    if offline is not None:
+        return Resolved(offline)
     if settings is None:
         raise LabellingInputError(f"model {name!r} needs settings (keys, catalogue)")
     spec, provider = usable_model(name, settings, option="--model", role="model", job="labeller",

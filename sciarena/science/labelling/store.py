@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sciarena.arena.labels.labellers import MAX_RAW_CHARS, Label, Labeller
-from sciarena.arena.labels.prompts import INVALID
+from sciarena.answer.label_reply import INVALID, MAX_RAW_CHARS
+from sciarena.arena.labels.labellers import Label, Labeller
 from sciarena.core.errors import SciArenaError
 from sciarena.core.files import ResumeLog
 from sciarena.providers.paid_calls import run_calls

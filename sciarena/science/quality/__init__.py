@@ -10,5 +10,5 @@ model indices a/b, outcome codes 0 = A, 1 = B, 2 = tie, 3 = both bad):
                    with Holm's correction over a voter's tests;
 - ``check``        vote records → arrays → one :class:`~sciarena.science.quality.report.QualityReport`.
 
-``python -m sciarena quality`` (``cli.py``) prints the report.
+``python -m sciarena quality`` (cli/quality.py) prints the report.
 """

@@ -30,7 +30,7 @@ def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted
             alpha: float | None = None, seed: int = 0, count_anonymous: bool = True) -> VoteTable:
     """The votes that count: without flagged voters' votes and redacted battles unless included.
 
-    Campaigns are found first; the quality check (``sciarena.science.quality.check_votes``: A.5 plus
+    Campaigns are found first; the quality check (``sciarena.science.quality.check.check_votes``: A.5 plus
     the position and consensus tests, Holm at ``alpha``) runs on every other vote of the table, in the
     order votes were cast (timestamps; untimed votes last), redacted ones too: they say as much about a
     voter. Votes without a voter id are history for the check and are kept. The result carries

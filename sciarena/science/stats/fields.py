@@ -13,7 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sciarena.arena.labels.discipline_text import MEASURED_ACCURACY, NAME
+from sciarena.arena.labels.discipline_text import MEASURED_ACCURACY
+from sciarena.arena.labels.labellers import CLASSIFIER_NAME
 from sciarena.core.text import counted
 from sciarena.core.types import SOURCE_ASKER
 
@@ -31,7 +32,7 @@ class FieldProvenance:
     def lines(self) -> list[str]:
         total_asker = sum(self.asker.values())
         out = [f"Fields: {total_asker:,} of {self.total:,} votes carry a field the asker chose; the rest carry the "
-               f"labeller's ({NAME}: {MEASURED_ACCURACY})."]
+               f"labeller's ({CLASSIFIER_NAME}: {MEASURED_ACCURACY})."]
         for subject, n in sorted(self.votes.items(), key=lambda kv: (-kv[1], kv[0])):
             share = 100 * self.asker.get(subject, 0) / n if n else 0.0
             out.append(f"  {subject or '(none)'}: {counted(n, 'vote')}, {self.asker.get(subject, 0):,} set by the asker "

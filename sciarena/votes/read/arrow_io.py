@@ -6,7 +6,7 @@ value's JSON type decides how it is read, exactly as the standard-library path
 (``parse.records_to_raw``) decides: strings are decoded and stripped in Python on the (small)
 vocabularies, a number is a JSON number and nothing else, timestamps are read like
 ``fields.timestamp_of`` (common ISO 8601 forms vectorised by ``fields.iso_seconds``), ids become
-``columns.id_fingerprints`` of their JSON text. pyarrow is imported inside the functions,
+``raw.id_fingerprints`` of their JSON text. pyarrow is imported inside the functions,
 keeping it off the import path of everything else.
 """
 
@@ -120,7 +120,7 @@ def _first_bytes(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
 
 
 def _strings(col: Any, n: int, decode: bool, lower: bool = False) -> tuple[tuple[str, ...], np.ndarray]:
-    """Codes as ``columns.encode`` gives them: str.strip(), blanks and non-strings → -1."""
+    """Codes as ``raw.encode`` gives them: str.strip(), blanks and non-strings → -1."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

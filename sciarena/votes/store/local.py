@@ -1,4 +1,4 @@
-"""The local append-only vote store (``ShardStore`` keeps the expert reviews of votes/reviews.py the same way).
+"""The local append-only vote store (``ShardStore`` keeps the expert reviews of votes/store/reviews.py the same way).
 
 Layout: ``<data_dir>/votes/<YYYY-MM-DD>/votes-<uuid>.jsonl`` — one file per
 process and day, so processes and replicas never write to the same file and
@@ -35,7 +35,7 @@ class ShardStore:
 
     A record is confirmed only after its line is written, flushed and fsync'ed, under the Hub
     scheduler's lock when syncing (a push never sees half a line). Votes and expert reviews
-    (votes/reviews.py) are both kept this way; subclasses add their own admission rules."""
+    (votes/store/reviews.py) are both kept this way; subclasses add their own admission rules."""
 
     def __init__(self, root: Path, prefix: str, fields: tuple[str, ...], what: str,
                  external_lock: AbstractContextManager[Any] | None = None) -> None:

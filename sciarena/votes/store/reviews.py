@@ -1,4 +1,4 @@
-"""The local append-only store of expert reviews (the Review tab, review.py).
+"""The local append-only store of expert reviews (the Review tab, science/review.py).
 
 Layout: ``<data_dir>/reviews/<YYYY-MM-DD>/reviews-<uuid>.jsonl`` — beside the votes folder, never in
 it, so the leaderboard never reads a review as a vote; one file per process and day, like the vote
