@@ -42,10 +42,10 @@ def test_rotating_keys_behind_one_address_meets_the_same_limits(limiter, clock):
     limits = limiter(battles_per_hour=2, votes_per_day=2)
     rotating = [limit_keys(Visitor(session_hash=f"s{k}", address="203.0.113.7"), "") for k in range(4)]
     for keys in rotating[:2]:
-        limits.start_battle(keys, PAID)
+        limits.reserve_battle(keys, PAID)
     with pytest.raises(RateLimitedVisitor, match="battles in the last hour"):
-        limits.start_battle(rotating[2], PAID)
-    limits.start_battle(limit_keys(Visitor(session_hash="s9", address="198.51.100.1"), ""), PAID)  # elsewhere: free
+        limits.reserve_battle(rotating[2], PAID)
+    limits.reserve_battle(limit_keys(Visitor(session_hash="s9", address="198.51.100.1"), ""), PAID)  # elsewhere: free
     limits.reserve_vote(rotating[0])
     undo = limits.reserve_vote(rotating[1])
     with pytest.raises(RateLimitedVisitor, match="voted 2 times"):
@@ -53,7 +53,7 @@ def test_rotating_keys_behind_one_address_meets_the_same_limits(limiter, clock):
     undo()  # a vote not stored is given back under every key
     limits.reserve_vote(rotating[3])
     clock.advance(3600.0 + 1)
-    limits.start_battle(rotating[3], PAID)
+    limits.reserve_battle(rotating[3], PAID)
 
 
 def test_the_arena_counts_the_ballots_address(scripted, make_arena):

@@ -70,26 +70,26 @@ def limiter(request, clock):
 
 def test_battles_per_hour_slide_with_the_clock(limiter, clock):
     lim = limiter(battles_per_hour=2)
-    lim.start_battle("k", PAID).release()
+    lim.reserve_battle("k", PAID).release()
     clock.advance(600)
-    lim.start_battle("k", PAID).release()
+    lim.reserve_battle("k", PAID).release()
     with pytest.raises(RateLimitedVisitor, match="2 battles in the last hour") as refused:
         lim.check_battle("k")
     assert refused.value.limit == "battles_per_hour" and refused.value.retry_after_s == HOUR - 600
-    lim.start_battle("other", PAID)  # another key has its own count
+    lim.reserve_battle("other", PAID)  # another key has its own count
     clock.advance(HOUR - 600)  # the first battle leaves the window
-    lim.start_battle("k", PAID)
+    lim.reserve_battle("k", PAID)
     with pytest.raises(RateLimitedVisitor):
-        lim.start_battle("k", PAID)
+        lim.reserve_battle("k", PAID)
 
 
 def test_battles_and_votes_per_day(limiter, clock):
     lim = limiter(battles_per_day=3, votes_per_day=2)
     for _ in range(3):
-        lim.start_battle("k", PAID)
+        lim.reserve_battle("k", PAID)
         clock.advance(HOUR)
     with pytest.raises(RateLimitedVisitor, match="3 battles in the last 24 hours.*about 21 hours"):
-        lim.start_battle("k", PAID)
+        lim.reserve_battle("k", PAID)
     lim.reserve_vote("k")
     lim.reserve_vote("k")
     with pytest.raises(RateLimitedVisitor, match="voted 2 times") as refused:
@@ -97,7 +97,7 @@ def test_battles_and_votes_per_day(limiter, clock):
     assert refused.value.limit == "votes_per_day"
     clock.advance(DAY)
     lim.reserve_vote("k")
-    lim.start_battle("k", PAID)
+    lim.reserve_battle("k", PAID)
 
 
 def test_an_undone_vote_does_not_count(limiter, clock):
@@ -112,26 +112,26 @@ def test_an_undone_vote_does_not_count(limiter, clock):
 def test_offline_battles_are_not_counted_unless_asked(limiter, clock):
     lim = limiter(battles_per_hour=1, max_paid_battles=1)
     for _ in range(3):
-        lim.start_battle("k", OFFLINE)
+        lim.reserve_battle("k", OFFLINE)
     assert lim.running() == 0
     strict = limiter(battles_per_hour=1, limit_offline=True)
-    strict.start_battle("k", OFFLINE)
+    strict.reserve_battle("k", OFFLINE)
     with pytest.raises(RateLimitedVisitor):
-        strict.start_battle("k", OFFLINE)
+        strict.reserve_battle("k", OFFLINE)
     mixed = (PAID[0], OFFLINE[0])  # one paid contestant makes the battle paid
-    lim.start_battle("k", mixed)
+    lim.reserve_battle("k", mixed)
     with pytest.raises(RateLimitedVisitor):
-        lim.start_battle("k", mixed)
+        lim.reserve_battle("k", mixed)
 
 
 def test_the_paid_battle_cap_is_global_and_freed_when_a_stream_ends(limiter, clock):
     lim = limiter(max_paid_battles=2)
-    first = lim.start_battle("a", PAID)
-    stream = lim.start_battle(None, PAID).wrap(iter([1, 2]))
+    first = lim.reserve_battle("a", PAID)
+    stream = lim.reserve_battle(None, PAID).wrap(iter([1, 2]))
     with pytest.raises(ArenaBusy, match="try again in a minute"):
-        lim.start_battle("c", PAID)
+        lim.reserve_battle("c", PAID)
     assert list(stream) == [1, 2] and lim.running() == 1  # the stream ended: its slot is free
-    held = lim.start_battle("c", PAID)
+    held = lim.reserve_battle("c", PAID)
     first.release()
     first.release()  # twice is once
     assert lim.running() == 1
@@ -142,11 +142,11 @@ def test_the_paid_battle_cap_is_global_and_freed_when_a_stream_ends(limiter, clo
 
 def test_a_refused_battle_is_not_counted(limiter, clock):
     lim = limiter(battles_per_hour=1, max_paid_battles=1)
-    first = lim.start_battle("a", PAID)
+    first = lim.reserve_battle("a", PAID)
     with pytest.raises(ArenaBusy):
-        lim.start_battle("b", PAID)
+        lim.reserve_battle("b", PAID)
     first.release()
-    lim.start_battle("b", PAID)  # "b"'s refused battle did not use its one battle of the hour
+    lim.reserve_battle("b", PAID)  # "b"'s refused battle did not use its one battle of the hour
 
 
 def test_limits_come_from_the_environment():
@@ -174,7 +174,7 @@ def test_limits_hold_across_threads(limiter, clock):
         start.wait()
         for _ in range(20):
             try:
-                lim.start_battle("shared", PAID)
+                lim.reserve_battle("shared", PAID)
                 admitted.append(1)
             except RateLimitedVisitor:
                 refused.append(1)
@@ -200,14 +200,14 @@ def test_memory_follows_active_visitors(clock):
 def test_two_replicas_sharing_redis_count_together(redis_url, clock):
     one, two = (RedisLimiter.from_url(redis_url, Limits(battles_per_hour=3, max_paid_battles=2), clock)
                 for _ in range(2))
-    one.start_battle("k", PAID).release()
-    two.start_battle("k", PAID).release()
-    held = one.start_battle("k", PAID)
+    one.reserve_battle("k", PAID).release()
+    two.reserve_battle("k", PAID).release()
+    held = one.reserve_battle("k", PAID)
     with pytest.raises(RateLimitedVisitor):
-        two.start_battle("k", PAID)  # the third battle of the hour was started on the other replica
-    other = two.start_battle("other", PAID)
+        two.reserve_battle("k", PAID)  # the third battle of the hour was started on the other replica
+    other = two.reserve_battle("other", PAID)
     with pytest.raises(ArenaBusy):
-        one.start_battle("third", PAID)  # two slots taken, one on each replica
+        one.reserve_battle("third", PAID)  # two slots taken, one on each replica
     held.release()
     assert two.running() == 1
     other.release()
@@ -232,10 +232,10 @@ def test_an_unreachable_redis_refuses_with_a_sentence(clock):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     lim = RedisLimiter.from_url(f"redis://127.0.0.1:{port}/0", Limits(), clock)
-    for attempt in (lambda: lim.check_battle("k"), lambda: lim.start_battle("k", PAID), lambda: lim.reserve_vote("k")):
+    for attempt in (lambda: lim.check_battle("k"), lambda: lim.reserve_battle("k", PAID), lambda: lim.reserve_vote("k")):
         with pytest.raises(ArenaBusy, match=UNREACHABLE):
             attempt()
-    assert lim.start_battle("k", OFFLINE).wrap(iter([1])) is not None  # offline battles need no count
+    assert lim.reserve_battle("k", OFFLINE).wrap(iter([1])) is not None  # offline battles need no count
 
 
 # --- the arena -----------------------------------------------------------------------------------------
@@ -308,18 +308,18 @@ def test_a_public_arena_without_a_salt_refuses_to_start(scripted, make_arena):
 
 def test_one_visitor_holds_at_most_a_fair_share_of_the_paid_slots(limiter, clock):
     lim = limiter(max_paid_battles=8, max_paid_per_visitor=2)
-    mine = [lim.start_battle("greedy", PAID) for _ in range(2)]
+    mine = [lim.reserve_battle("greedy", PAID) for _ in range(2)]
     clock.advance(30)
     with pytest.raises(ArenaBusy, match="You already have 2 battles answering at once") as refused:
-        lim.start_battle("greedy", PAID)
+        lim.reserve_battle("greedy", PAID)
     assert refused.value.retry_after_s == pytest.approx(Limits().lease_s - 30)  # its oldest lease ends
-    others = [lim.start_battle(f"visitor-{i}", PAID) for i in range(6)]  # everyone else still gets in
+    others = [lim.reserve_battle(f"visitor-{i}", PAID) for i in range(6)]  # everyone else still gets in
     assert lim.running() == 8
     with pytest.raises(ArenaBusy, match="try again in a minute") as full:
-        lim.start_battle("visitor-9", PAID)
+        lim.reserve_battle("visitor-9", PAID)
     assert 0 < full.value.retry_after_s <= 60
     mine[0].release()  # a slot freed by its holder: the holder may take one again
-    lim.start_battle("greedy", PAID)
+    lim.reserve_battle("greedy", PAID)
     for lease in mine[1:] + others:
         lease.release()
     assert lim.running() == 1
@@ -328,12 +328,12 @@ def test_one_visitor_holds_at_most_a_fair_share_of_the_paid_slots(limiter, clock
 def test_the_fair_share_can_be_switched_off_and_never_applies_to_nobody(limiter, clock):
     lim = limiter(max_paid_battles=4, max_paid_per_visitor=0)
     for _ in range(4):
-        lim.start_battle("one", PAID)
+        lim.reserve_battle("one", PAID)
     shared = limiter(max_paid_battles=4, max_paid_per_visitor=1)
     for _ in range(4):
-        shared.start_battle(None, PAID)  # a caller that knows nobody is held to the cap only
+        shared.reserve_battle(None, PAID)  # a caller that knows nobody is held to the cap only
     with pytest.raises(ArenaBusy, match="as many questions as it can afford"):
-        shared.start_battle(None, PAID)
+        shared.reserve_battle(None, PAID)
 
 
 def test_the_fair_share_comes_from_the_environment():

@@ -172,7 +172,7 @@ class Arena:
         battle = replace(new_battle(question, retrieval, pair, created_at=self.clock()),
                          owners=identities(visitor, self.settings.id_salt))
         request = answer_request(question, retrieval.references)
-        lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
+        lease = limiter.reserve_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
         return lease.wrap(self.runner.run(battle, request))
 
     def follow_up(self, session: ArenaSession | None, question_text: str | None,
@@ -208,7 +208,7 @@ class Arena:
         retrieval = self._retrieve(followups.search_text(battle, question))
         growing = followups.start_turn(battle, question, retrieval, self.clock())
         requests = followups.side_requests(growing)
-        lease = limiter.start_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
+        lease = limiter.reserve_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
         stream = self.runner.run(followups.turn_battle(growing), requests["a"], requests)
         return followups.follow(growing, lease.wrap(stream))
 

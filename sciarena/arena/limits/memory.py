@@ -78,7 +78,7 @@ class Limiter:
             for k in keys:
                 self._over(BATTLE, k, now)
 
-    def start_battle(self, key: Keys, specs: Iterable["ModelSpec"]) -> Lease:
+    def reserve_battle(self, key: Keys, specs: Iterable["ModelSpec"]) -> Lease:
         """Count a battle between ``specs`` under every key (None: nobody to count it for) and take a
         slot when it is paid; all or nothing, under one lock."""
         keys = key_list(key)

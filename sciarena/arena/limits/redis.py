@@ -145,7 +145,7 @@ class RedisLimiter:
         if keys:
             self._run(BATTLE, keys, record=False, slot=False)
 
-    def start_battle(self, key: Keys, specs: Iterable["ModelSpec"]) -> Lease:
+    def reserve_battle(self, key: Keys, specs: Iterable["ModelSpec"]) -> Lease:
         keys, specs = key_list(key), tuple(specs)
         counted, paid = self.limits.counts_battle(specs), is_paid(specs)
         slot = paid and bool(self.limits.max_paid_battles)

@@ -43,8 +43,8 @@ from scipy.stats import binom, norm
 
 from sciarena.board.bradley_terry import aggregate, fit_counts
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B
+from sciarena.votes.voter import SIGNED_IN_PREFIX
 
-SIGNED_IN_PREFIX = "hf-"
 SIGNED_IN_HISTORY = 5  # an account is harder to mint than a browser key: less history asked of it
 ANON_HISTORY = 20
 ANON_AGE_S = 86400.0  # and a day since its first vote: a script cannot age its keys instantly

@@ -21,9 +21,10 @@ from typing import Iterable
 import numpy as np
 
 from sciarena.board.table import Exclusions, VoteTable, leave_out, read_table
-from sciarena.science.quality.campaign import SIGNED_IN_PREFIX, detect_campaigns
+from sciarena.science.quality.campaign import detect_campaigns
 from sciarena.science.quality.check import VoteArrays, check_votes
 from sciarena.science.quality.report import DEFAULT_ALPHA
+from sciarena.votes.voter import SIGNED_IN_PREFIX
 
 
 def vouched(table: VoteTable, *, include_flagged: bool = False, include_redacted: bool = False,
