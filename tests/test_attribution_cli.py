@@ -181,12 +181,13 @@ def test_garbage_replies_are_invalid_and_leave_that_answers_counts_null(tmp_path
 
 def test_timed_out_calls_are_retried_on_the_next_run_and_nothing_is_half_written(tmp_path: Path,
                                                                                  fake_openai: FakeOpenAI) -> None:
-    fake_openai.add_script("judge", chunks=("supporting",), first_token_delay_s=1.0)
+    # The judge never answers (the server only keeps the stream alive until the client hangs up), so every
+    # call ends at the --timeout deadline however busy the machine; the rerun has the default deadline.
+    fake_openai.add_script("judge", keep_alive_only=True)
     out_file = tmp_path / "out" / "attributed.jsonl"
-    argv = ["--votes", str(released_votes(tmp_path / "v.json")), "--judge", MODEL, "--out", str(out_file),
-            "--timeout", "0.2"]
+    argv = ["--votes", str(released_votes(tmp_path / "v.json")), "--judge", MODEL, "--out", str(out_file)]
     settings = settings_for(tmp_path, fake_openai)
-    code, out, err = run_cli(argv, settings)
+    code, out, err = run_cli([*argv, "--timeout", "0.2"], settings)
     assert code == 1
     assert "3 pair(s) without a verdict because calls failed; rerun with the same --out and --log" in err
     assert "Traceback" not in err

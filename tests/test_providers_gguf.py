@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -40,7 +39,6 @@ def smollm(**params: object) -> ModelSpec:
 def test_packaged_model_streams_tokens(provider: LocalGGUFProvider) -> None:
     spec = smollm()
     assert provider.unavailable_reason(spec) is None
-    started = time.monotonic()
     deltas = list(provider.stream(spec, REQUEST))
     texts = [d.text for d in deltas if d.text]
     assert len(texts) >= 2, deltas  # streamed piece by piece, not as one block
@@ -48,7 +46,6 @@ def test_packaged_model_streams_tokens(provider: LocalGGUFProvider) -> None:
     usage = deltas[-1].usage
     assert usage is not None and usage.input_tokens and usage.input_tokens > 10
     assert usage.output_tokens is not None and 0 < usage.output_tokens <= MAX_TOKENS
-    assert time.monotonic() - started < 300
 
 
 def test_greedy_generation_is_repeatable(provider: LocalGGUFProvider) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import random
 import socket
-import time
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 
@@ -181,18 +180,16 @@ def test_client_errors_are_not_retried_and_say_why(s2):
 
 
 def test_slow_response_times_out_then_retry_succeeds(s2):
-    s2.fail("paper/search", Fault(delay_s=1.5))
-    started = time.perf_counter()
+    # The slow answer finds nothing, so papers can only come from the retry: the client did not wait for it.
+    s2.fail("paper/search", Fault(delay_s=1.5, body=b'{"total": 0, "offset": 0, "data": []}'))
     papers = client_for(s2, timeout_s=0.2).paper_search("dense")
-    assert papers and time.perf_counter() - started < 1.0
+    assert papers
 
 
 def test_slow_responses_every_time_raise_unavailable(s2):
     s2.fail("paper/search", Fault(delay_s=1.5), times=2)
-    started = time.perf_counter()
     with pytest.raises(SemanticScholarUnavailable, match="timed out after 2 attempts"):
-        client_for(s2, timeout_s=0.2, max_attempts=2).paper_search("dense")
-    assert time.perf_counter() - started < 1.0
+        client_for(s2, timeout_s=0.2, max_attempts=2).paper_search("dense")  # waited for, they would answer
 
 
 def test_a_connection_dropped_mid_answer_is_retried(s2):
