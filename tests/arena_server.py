@@ -6,7 +6,7 @@ import socket
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from sciarena.core.settings import Settings
 from sciarena.ui import build_app, launch_kwargs
@@ -27,10 +27,12 @@ class RunningArena:
 
 
 @contextmanager
-def running_arena(data_dir: Path, services: Services | None = None, **settings: object) -> Iterator[RunningArena]:
-    """The app as `python app.py` serves it, on a free loopback port, until the block ends."""
+def running_arena(data_dir: Path, services: Services | None = None, *,
+                  build: Callable[[Settings], Services] = build_services, **settings: object) -> Iterator[RunningArena]:
+    """The app as `python app.py` serves it, on a free loopback port, until the block ends; ``build`` makes
+    its services (tests pass conftest's ``wire``: the session's fitted discipline classifier)."""
     if services is None:
-        services = build_services(Settings(data_dir=data_dir, seed=0, **settings))  # type: ignore[arg-type]
+        services = build(Settings(data_dir=data_dir, seed=0, **settings))  # type: ignore[arg-type]
     demo = build_app(services).queue(default_concurrency_limit=16)
     port = free_port()
     demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,

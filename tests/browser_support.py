@@ -52,12 +52,12 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def arena(tmp_path_factory: pytest.TempPathFactory, wire) -> Iterator[Any]:
     """The default offline arena: bundled corpus, offline baselines, votes on this machine."""
     # Imported here for start-up time: arena_server imports gradio (seconds), which only these fixtures need.
     from arena_server import running_arena
 
-    with running_arena(tmp_path_factory.mktemp("data")) as running:
+    with running_arena(tmp_path_factory.mktemp("data"), build=wire) as running:
         yield running
 
 

@@ -220,7 +220,7 @@ def discipline_classifier() -> TextDisciplineLabeller:
     return classifier
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")  # session-wide, so module-scoped fixtures can build services with it
 def wire(discipline_classifier: TextDisciplineLabeller) -> Callable[[Settings], Services]:
     """``wire(settings)``: the services as wiring builds them, but for the offline discipline classifier, which
     is the session's fitted one (a fresh one is the same fit, made again at the first finished battle)."""

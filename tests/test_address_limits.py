@@ -90,11 +90,11 @@ def _play(url: str, rotate: bool, rounds: int = 5) -> tuple[int, int]:
 
 
 @pytest.mark.slow
-def test_a_rotating_session_client_is_held_to_the_limits_of_one_that_keeps_its_key(tmp_path):
+def test_a_rotating_session_client_is_held_to_the_limits_of_one_that_keeps_its_key(tmp_path, wire):
     limits = {"limit_offline": True, "battles_per_hour": 3, "votes_per_day": 2}
     results = {}
     for rotate in (False, True):
-        with running_arena(tmp_path / f"data-{rotate}", **limits) as arena:
+        with running_arena(tmp_path / f"data-{rotate}", **limits, build=wire) as arena:
             results[rotate] = _play(arena.url, rotate)
             stored = list(arena.services.arena.store.records())
             assert len(stored) == results[rotate][1]

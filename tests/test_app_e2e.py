@@ -18,8 +18,8 @@ QUESTION = "How does CRISPR-Cas9 achieve targeted genome editing?"
 
 
 @pytest.fixture(scope="module")
-def arena(tmp_path_factory):
-    with running_arena(tmp_path_factory.mktemp("data")) as running:
+def arena(tmp_path_factory, wire):
+    with running_arena(tmp_path_factory.mktemp("data"), build=wire) as running:
         yield running
 
 

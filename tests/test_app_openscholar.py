@@ -15,8 +15,6 @@ from fake_openai import FakeOpenAI, loop_settings
 from gradio_client import Client
 from test_openscholar import StepScript
 
-from sciarena.wiring import build_services
-
 pytestmark = pytest.mark.slow  # a server: `pytest -m "not slow"` skips it
 
 QUESTION = "How do transformers use self-attention instead of recurrence?"
@@ -37,11 +35,11 @@ def settings_for(tmp_path, server: FakeOpenAI):
         {"pipeline": "openscholar", "base": "Loop Base"}], generation_timeout_s=20)
 
 
-def test_a_battle_of_the_pipeline_against_its_base_is_voted_and_recorded_with_its_steps(tmp_path):
+def test_a_battle_of_the_pipeline_against_its_base_is_voted_and_recorded_with_its_steps(tmp_path, wire):
     with FakeOpenAI() as server:
         script = StepScript(DRAFT, FEEDBACK, tuple(REVISED))
         server.add_script("base", respond=script, usage="always")
-        services = build_services(settings_for(tmp_path, server))
+        services = wire(settings_for(tmp_path, server))
         assert {m.name for m in services.pool.active} == {"Loop Base", "OpenScholar-style (Loop Base)"}
         with running_arena(tmp_path / "data", services=services) as arena:
             client = Client(arena.url, verbose=False)

@@ -13,7 +13,6 @@ from gradio_client import Client
 
 from sciarena.core.errors import RetrievalError
 from sciarena.core.settings import Settings
-from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
 
@@ -31,14 +30,14 @@ PAPERS = [
 ]
 
 
-def test_index_a_corpus_then_battle_over_it(tmp_path):
+def test_index_a_corpus_then_battle_over_it(tmp_path, wire):
     corpus = tmp_path / "papers.jsonl"
     corpus.write_text("\n".join(json.dumps(p) for p in PAPERS) + "\n")
     out = subprocess.run([sys.executable, "-m", "sciarena", "index", "--corpus", str(corpus),
                           "--out", str(tmp_path / "index")], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     settings = Settings.from_env({"SCIARENA_RETRIEVER": f"local:{tmp_path / 'index'}"})
-    services = build_services(replace(settings, data_dir=tmp_path / "data", seed=0))
+    services = wire(replace(settings, data_dir=tmp_path / "data", seed=0))
     with running_arena(tmp_path / "data", services=services) as arena:
         client = Client(arena.url, verbose=False)
         _, _, refs_a, refs_b, status = client.predict("How do tardigrades survive radiation in space?",
@@ -51,7 +50,7 @@ def test_index_a_corpus_then_battle_over_it(tmp_path):
     assert "tardi-1#0" in record["context_ids"] and "tardi-2#0" in record["context_ids"]
 
 
-def test_a_missing_index_is_a_clear_error(tmp_path):
+def test_a_missing_index_is_a_clear_error(tmp_path, wire):
     settings = Settings.from_env({"SCIARENA_RETRIEVER": f"local:{tmp_path / 'nowhere'}"})
     with pytest.raises(RetrievalError):
-        build_services(replace(settings, data_dir=tmp_path / "data"))
+        wire(replace(settings, data_dir=tmp_path / "data"))

@@ -12,7 +12,6 @@ from fake_openai import FakeOpenAI
 from gradio_client import Client
 
 from sciarena.core.settings import Settings
-from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
 
@@ -47,10 +46,10 @@ def server():
         yield fake
 
 
-def test_models_from_a_catalogue_file_battle_and_are_recorded_with_usage_and_cost(tmp_path, server):
+def test_models_from_a_catalogue_file_battle_and_are_recorded_with_usage_and_cost(tmp_path, server, wire):
     server.add_script("alpha", ("Retrieval grounds ", "answers in papers [1]", "."), chunk_delay_s=0.05)
     server.add_script("beta", ("As GPT-4, I think ", "retrieval helps [2]."), first_token_delay_s=0.8)
-    services = build_services(settings_for(tmp_path, server))
+    services = wire(settings_for(tmp_path, server))
     assert {m.name for m in services.pool.active} == {"Loop Alpha", "Loop Beta"}
     with running_arena(tmp_path / "data", services=services) as arena:
         client = Client(arena.url, verbose=False)
@@ -74,10 +73,10 @@ def test_models_from_a_catalogue_file_battle_and_are_recorded_with_usage_and_cos
 
 
 @pytest.mark.parametrize("failure", [{"fail_forever": 500}, {"cut_after": 2}], ids=["500-forever", "cut-mid-stream"])
-def test_a_failing_model_gives_a_clear_message_and_nothing_is_recorded(tmp_path, server, failure):
+def test_a_failing_model_gives_a_clear_message_and_nothing_is_recorded(tmp_path, server, failure, wire):
     server.add_script("alpha", ("Fine [1].",))
     server.add_script("beta", ("Partial ", "answer ", "that ", "stops [1]."), **failure)
-    services = build_services(settings_for(tmp_path, server))
+    services = wire(settings_for(tmp_path, server))
     with running_arena(tmp_path / "data", services=services) as arena:
         client = Client(arena.url, verbose=False)
         answer_a, answer_b, *_ , status = client.predict(QUESTION, api_name="/battle")
@@ -88,12 +87,12 @@ def test_a_failing_model_gives_a_clear_message_and_nothing_is_recorded(tmp_path,
     assert list(services.arena.store.records()) == []
 
 
-def test_the_llm_postprocessor_edits_answers_and_a_bad_edit_is_ignored(tmp_path, server):
+def test_the_llm_postprocessor_edits_answers_and_a_bad_edit_is_ignored(tmp_path, server, wire):
     server.add_script("alpha", ("**Retrieval** [1] grounds answers in papers.",))
     server.add_script("beta", ("Retrieval helps [2] a lot, as shown in trials.",))
     edited = json.dumps({"references": [1], "response": "Retrieval grounds answers in papers [1]."})
     server.add_script("editor", (edited,))
-    services = build_services(settings_for(tmp_path, server, SCIARENA_POSTPROCESS_MODEL="editor"))
+    services = wire(settings_for(tmp_path, server, SCIARENA_POSTPROCESS_MODEL="editor"))
     progress = services.arena.start_battle(QUESTION)
     battle = list(progress)[-1].battle
     by_model = {battle.side_a.model.name: battle.side_a, battle.side_b.model.name: battle.side_b}

@@ -10,7 +10,6 @@ from fake_semantic_scholar import FakeSemanticScholar, Fault
 from gradio_client import Client
 
 from sciarena.core.settings import Settings
-from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
 
@@ -23,9 +22,9 @@ def s2_settings(data_dir, base_url: str, **extra) -> Settings:
     return replace(settings, data_dir=data_dir, seed=0)
 
 
-def test_battle_and_vote_over_semantic_scholar(tmp_path):
+def test_battle_and_vote_over_semantic_scholar(tmp_path, wire):
     with FakeSemanticScholar() as s2:
-        services = build_services(s2_settings(tmp_path, s2.base_url))
+        services = wire(s2_settings(tmp_path, s2.base_url))
         with running_arena(tmp_path, services=services) as arena:
             client = Client(arena.url, verbose=False)
             answer_a, answer_b, refs_a, refs_b, status = client.predict(QUESTION, api_name="/battle")
@@ -38,11 +37,11 @@ def test_battle_and_vote_over_semantic_scholar(tmp_path):
     assert record["retrieval_queries"] and record["context_ids"]
 
 
-def test_semantic_scholar_outage_falls_back_to_the_local_datastore_and_says_so(tmp_path):
+def test_semantic_scholar_outage_falls_back_to_the_local_datastore_and_says_so(tmp_path, wire):
     with FakeSemanticScholar() as s2:
         for endpoint in ("snippet/search", "paper/search"):
             s2.fail(endpoint, Fault(status=500), times=50)
-        services = build_services(s2_settings(tmp_path, s2.base_url, SCIARENA_RETRIEVER_FALLBACK="local"))
+        services = wire(s2_settings(tmp_path, s2.base_url, SCIARENA_RETRIEVER_FALLBACK="local"))
         with running_arena(tmp_path, services=services) as arena:
             *_, status = Client(arena.url, verbose=False).predict(
                 "How does CRISPR-Cas9 edit genomes?", api_name="/battle")

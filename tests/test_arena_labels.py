@@ -10,7 +10,6 @@ from dataclasses import replace
 import pytest
 from fake_openai import FakeOpenAI
 
-from sciarena.arena.labels.discipline_text import TextDisciplineLabeller
 from sciarena.arena.labels.rules import classify_question
 from sciarena.arena.rules import ArenaSession, Ballot
 from sciarena.core.errors import CatalogueError
@@ -82,13 +81,14 @@ def test_the_configured_model_labels_at_vote_time_and_is_named(tmp_path, server,
     assert len(server.requests("labeller")) == 2  # one call per task
 
 
-def test_garbage_from_the_model_gives_the_rules_label_and_names_the_rules(tmp_path, server, services_for):
+def test_garbage_from_the_model_gives_the_rules_label_and_names_the_rules(tmp_path, server, services_for,
+                                                                        discipline_classifier):
     server.add_script("labeller", respond=by_task("Category: probably a methods question", "Medicine-ish"))
     services = services_for(tmp_path, server, SCIARENA_LABEL_MODEL="Loop Labeller")
     record, session = vote_once(services)
     assert (record["question_type"], record["question_type_labeller"]) == (classify_question(QUESTION),
                                                                            "offline:rules:category")
-    assert record["subject"] == TextDisciplineLabeller().label(QUESTION).value  # a fresh fit: the same field
+    assert record["subject"] == discipline_classifier.label(QUESTION).value  # the offline classifier's field
     assert (record["subject_labeller"], record["subject_source"]) == ("offline:classifier:discipline", "labeller")
 
 

@@ -26,14 +26,13 @@ QUESTIONS = ("How does CRISPR-Cas9 gene editing work?", "What limits the efficie
              "What are the effects of minimum wage on employment?")
 
 
-def arena_votes(data_dir: Path) -> Path:
+def arena_votes(data_dir: Path, wire) -> Path:
     """Votes stored by the real services with the offline contestants, as the app stores them."""
     from sciarena.core.types import Vote
     from sciarena.votes.schema import vote_record
-    from sciarena.wiring import build_services
 
     # Seeded: three votes between random pairs can, by chance, give a style feature no variance at all.
-    arena = build_services(Settings.from_env({"SCIARENA_DATA_DIR": str(data_dir), "SCIARENA_SEED": "0"})).arena
+    arena = wire(Settings.from_env({"SCIARENA_DATA_DIR": str(data_dir), "SCIARENA_SEED": "0"})).arena
     rng = random.Random(0)
     for k, question in enumerate(QUESTIONS):
         *_, last = arena.start_battle(question)
@@ -109,8 +108,8 @@ def written_counts(path: Path) -> list[tuple[int | None, ...]]:
             for r in rows]
 
 
-def test_the_lexical_baseline_on_arena_votes_feeds_the_leaderboards_style_control(tmp_path: Path) -> None:
-    votes = arena_votes(tmp_path / "arena")
+def test_the_lexical_baseline_on_arena_votes_feeds_the_leaderboards_style_control(tmp_path: Path, wire) -> None:
+    votes = arena_votes(tmp_path / "arena", wire)
     out_file = tmp_path / "attributed.jsonl"
     code, out, err = run_cli(["--votes", str(votes), "--judge", "offline:lexical", "--out", str(out_file)])
     assert code == 0, err
@@ -131,9 +130,9 @@ def test_the_lexical_baseline_on_arena_votes_feeds_the_leaderboards_style_contro
 
 
 def test_a_model_judges_each_distinct_pair_once_and_a_rerun_calls_nothing(tmp_path: Path,
-                                                                          fake_openai: FakeOpenAI) -> None:
+                                                                          fake_openai: FakeOpenAI, wire) -> None:
     fake_openai.add_script("judge", respond=scripted)
-    votes = arena_votes(tmp_path / "arena")
+    votes = arena_votes(tmp_path / "arena", wire)
     records = load(votes)
     distinct = {p.key for r in records for side in record_pairs(r).values() for p in side.pairs}
     out_file = tmp_path / "attributed.jsonl"

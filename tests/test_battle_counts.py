@@ -9,7 +9,6 @@ from sciarena.core.types import Vote
 from sciarena.votes.schema import vote_record
 from sciarena.votes.store.counts import BattleCounts
 from sciarena.votes.store.local import LocalVoteStore
-from sciarena.wiring import build_services
 
 
 def test_counts_are_read_from_stored_votes_then_kept_current(tmp_path, finished_battle):
@@ -26,9 +25,9 @@ def test_no_votes_means_no_counts(tmp_path):
     assert BattleCounts(LocalVoteStore(tmp_path).files).snapshot() == {}
 
 
-def test_models_on_the_outage_list_are_never_drawn(tmp_path):
+def test_models_on_the_outage_list_are_never_drawn(tmp_path, wire):
     settings = Settings.from_env({"SCIARENA_OUTAGE": "Claim Clusters (offline)"})
-    services = build_services(replace(settings, data_dir=tmp_path, seed=3))
+    services = wire(replace(settings, data_dir=tmp_path, seed=3))
     for _ in range(12):
         progress = services.arena.start_battle("How does CRISPR-Cas9 edit genomes?")
         battle = next(iter(progress)).battle

@@ -16,8 +16,6 @@ from fake_openai import FakeOpenAI, loop_settings
 from gradio_client import Client
 from test_anonymity_view import SPEAKERS, SPELLINGS
 
-from sciarena.wiring import build_services
-
 pytestmark = pytest.mark.browser
 
 QUESTION = "How does retrieval-augmented generation reduce hallucination in GPT-4.1, Claude and GPT-4o?"
@@ -40,7 +38,7 @@ def chunks(text: str, size: int = 7) -> tuple[str, ...]:
 
 
 @pytest.fixture(scope="module")
-def arena(tmp_path_factory):
+def arena(tmp_path_factory, wire):
     tmp = tmp_path_factory.mktemp("anonymity")
     with FakeOpenAI() as server:
         # Small chunks, so names arrive split across streamed updates.
@@ -49,7 +47,7 @@ def arena(tmp_path_factory):
         settings = loop_settings(server, tmp, [
             {"name": "Loop Alpha", "provider": "loop", "model_id": "alpha", "organisation": "Test"},
             {"name": "Loop Beta", "provider": "loop", "model_id": "beta", "organisation": "Test"}])
-        with running_arena(tmp / "data", services=build_services(settings)) as running:
+        with running_arena(tmp / "data", services=wire(settings)) as running:
             yield running
 
 

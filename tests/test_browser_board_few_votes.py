@@ -23,7 +23,7 @@ MODELS = ("Extractive-MMR (offline)", "Per-Paper Digest (offline)", "Claim Clust
 
 
 @pytest.fixture(scope="module")
-def arena(tmp_path_factory):
+def arena(tmp_path_factory, wire):
     data = tmp_path_factory.mktemp("data")
     shard = data / "votes" / "2025-06-01" / "votes-few.jsonl"
     shard.parent.mkdir(parents=True)
@@ -32,7 +32,7 @@ def arena(tmp_path_factory):
     subject[0] = 0  # Engineering: one vote
     table = dataclasses.replace(table, models=MODELS, subjects=("Engineering", "Natural Science"), subject=subject)
     write_jsonl(table, shard, day_of=["2025-06-01"] * table.n_votes)
-    with running_arena(data) as running:
+    with running_arena(data, build=wire) as running:
         yield running
 
 

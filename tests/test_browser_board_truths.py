@@ -28,7 +28,7 @@ FIT = """() => { const w = document.querySelector('#leaderboard-table .board-wra
 
 
 @pytest.fixture(scope="module")
-def arena(tmp_path_factory):
+def arena(tmp_path_factory, wire):
     data = tmp_path_factory.mktemp("data")
     shard = data / "votes" / "2025-06-01" / "votes-fresh.jsonl"
     shard.parent.mkdir(parents=True)
@@ -37,7 +37,7 @@ def arena(tmp_path_factory):
     table = dataclasses.replace(table, models=MODELS, subjects=("Engineering", "Natural Science"),
                                 subject=plays.astype(np.int16))
     write_jsonl(table, shard, day_of=["2025-06-01"] * table.n_votes)  # every vote on one day
-    with running_arena(data) as running:
+    with running_arena(data, build=wire) as running:
         yield running
 
 

@@ -13,8 +13,6 @@ from arena_server import running_arena
 from browser_support import VOTES_OPEN, WIDTHS, ask, open_page, screenshot
 from fake_openai import FakeOpenAI, loop_settings
 
-from sciarena.wiring import build_services
-
 QUESTION = "How does retrieval-augmented generation reduce hallucination in large language models?"
 LINK_KINDS = {"DOI", "arXiv", "PubMed", "PMC", "Europe PMC", "Semantic Scholar"}  # else a publisher's host
 TRACKER = "tracker.invalid"  # any request to this host means the page loaded something a model wrote
@@ -38,12 +36,12 @@ def answer_chunks(citations: tuple[int, int]) -> tuple[str, ...]:
 
 
 @pytest.fixture(scope="module")
-def arena(tmp_path_factory):
+def arena(tmp_path_factory, wire):
     tmp = tmp_path_factory.mktemp("citations")
     with FakeOpenAI() as server:
         for model_id, citations in (("alpha", (1, 2)), ("beta", (3, 2))):
             server.add_script(model_id, answer_chunks(citations), chunk_delay_s=0.25)
-        services = build_services(loop_settings(server, tmp, [
+        services = wire(loop_settings(server, tmp, [
             {"name": "Loop Alpha", "provider": "loop", "model_id": "alpha"},
             {"name": "Loop Beta", "provider": "loop", "model_id": "beta"}]))
         assert {m.name for m in services.pool.active} == {"Loop Alpha", "Loop Beta"}

@@ -22,8 +22,6 @@ from browser_support import REVEALED, VOTES_OPEN, WIDTHS, open_page, records, sc
 from fake_openai import FakeOpenAI, loop_settings
 from test_followups import PRICED
 
-from sciarena.wiring import build_services
-
 pytestmark = pytest.mark.browser
 
 FIRST = "How does CRISPR-Cas9 achieve targeted genome editing, and what limits its precision?"
@@ -44,13 +42,13 @@ def long_answer(label: str):
 
 
 @pytest.fixture(scope="module")
-def arena(tmp_path_factory):
+def arena(tmp_path_factory, wire):
     tmp = tmp_path_factory.mktemp("followups")
     with FakeOpenAI() as server:
         for model_id in ("alpha", "beta"):
             server.add_script(model_id, respond=long_answer(model_id.title()), chunk_delay_s=0.02)
         settings = replace(loop_settings(server, tmp, PRICED), max_followups=2)  # the box goes after the second
-        with running_arena(settings.data_dir, services=build_services(settings)) as running:
+        with running_arena(settings.data_dir, services=wire(settings)) as running:
             yield running
 
 

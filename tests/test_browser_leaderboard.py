@@ -29,14 +29,14 @@ MODELS = ("o3", "Qwen3-32B", "Claude 4 Sonnet", "DeepSeek-R1", "Gemini 2.5 Pro",
 
 
 @pytest.fixture(scope="module")
-def arena(tmp_path_factory):
+def arena(tmp_path_factory, wire):
     data = tmp_path_factory.mktemp("data")
     shard = data / "votes" / "2025-06-01" / "votes-synthetic.jsonl"
     shard.parent.mkdir(parents=True)
     table = simulate(np.linspace(850, 1150, 8), 3000, seed=3, length_effect=0.4,
                      verbosity=np.linspace(-0.3, 0.3, 8))
     write_jsonl(dataclasses.replace(table, models=MODELS), shard)  # catalogue models: facts fill the columns
-    with running_arena(data) as running:
+    with running_arena(data, build=wire) as running:
         yield running
 
 

@@ -22,8 +22,6 @@ from browser_support import REVEALED, VOTES_OPEN, WIDTHS, ask, open_page, screen
 from fake_openai import FakeOpenAI, loop_settings
 from test_openscholar import StepScript
 
-from sciarena.wiring import build_services
-
 pytestmark = pytest.mark.browser
 
 QUESTION = "How does retrieval-augmented generation reduce hallucination in large language models?"
@@ -79,10 +77,10 @@ def contrast(colours: list[str]) -> float:
 
 
 @pytest.fixture(scope="module")
-def arena(tmp_path_factory):
+def arena(tmp_path_factory, wire):
     tmp = tmp_path_factory.mktemp("openscholar")
     with FakeOpenAI() as server:
-        services = build_services(loop_settings(server, tmp, [{"name": "Loop Base", "provider": "loop",
+        services = wire(loop_settings(server, tmp, [{"name": "Loop Base", "provider": "loop",
                                                                "model_id": "base"},
                                                               {"pipeline": "openscholar", "base": "Loop Base"}]))
         assert {m.name for m in services.pool.active} == {"Loop Base", PIPELINE}

@@ -18,7 +18,6 @@ from fake_openai import FakeOpenAI, loop_settings
 
 from sciarena.core.settings import Settings
 from sciarena.ui.render import EXAMPLE_QUESTIONS
-from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.browser
 
@@ -197,12 +196,12 @@ def long_answer(label: str) -> tuple[str, ...]:
 
 
 @pytest.fixture(scope="module")
-def long_arena(tmp_path_factory):
+def long_arena(tmp_path_factory, wire):
     tmp = tmp_path_factory.mktemp("long")
     with FakeOpenAI() as server:
         for model_id in ("alpha", "beta"):
             server.add_script(model_id, long_answer(model_id.title()), chunk_delay_s=0.15)
-        services = build_services(loop_settings(server, tmp, [
+        services = wire(loop_settings(server, tmp, [
             {"name": "Loop Alpha", "provider": "loop", "model_id": "alpha"},
             {"name": "Loop Beta", "provider": "loop", "model_id": "beta"}]))
         with running_arena(tmp / "data", services=services) as running:
@@ -289,8 +288,8 @@ class RecordingArena:
         return getattr(self.arena, name)
 
 
-def test_the_page_sends_the_browsers_key_with_each_battle_and_vote(browser, tmp_path):
-    services = build_services(Settings(data_dir=tmp_path, seed=0))
+def test_the_page_sends_the_browsers_key_with_each_battle_and_vote(browser, tmp_path, wire):
+    services = wire(Settings(data_dir=tmp_path, seed=0))
     recording = RecordingArena(services.arena)
     with running_arena(tmp_path, services=replace(services, arena=recording)) as running:
         context = browser.new_context()

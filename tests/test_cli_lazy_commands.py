@@ -8,11 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from sciarena.cli.main import COMMANDS, build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # starts a subprocess (a fresh interpreter shows what one command imports)
 def test_one_command_loads_only_its_own_module():
     probe = ("import json, sys; from sciarena.cli.main import build_parser; build_parser('card'); "
              "print(json.dumps([m for m in sys.modules if m.startswith('sciarena.cli.')]))")

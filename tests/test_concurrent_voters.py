@@ -17,7 +17,6 @@ from sciarena.core.settings import Settings
 from sciarena.votes.read import VoteSource, read_records
 from sciarena.votes.store.hub import HubSync
 from sciarena.votes.store.local import LocalVoteStore
-from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.slow  # a server or a subprocess: `pytest -m "not slow"` skips it
 
@@ -25,10 +24,10 @@ VOTERS = 20
 QUESTION = "How do transformers use attention to model long-range dependencies?"
 
 
-def test_twenty_concurrent_voters_are_each_stored_and_pushed_exactly_once(tmp_path):
+def test_twenty_concurrent_voters_are_each_stored_and_pushed_exactly_once(tmp_path, wire):
     data_dir = tmp_path / "data"
     with FakeHub() as hub:
-        services = build_services(Settings(data_dir=data_dir, seed=0))
+        services = wire(Settings(data_dir=data_dir, seed=0))
         sync = HubSync(services.arena.store.root, "org/votes", api=HfApi(endpoint=hub.endpoint, token="hf_test"),
                        every_minutes=10, retry_base_s=0.05)
         # The wiring the app needs: the store writes under the sync's lock.

@@ -14,7 +14,6 @@ from fake_openai import FakeOpenAI
 from gradio_client import Client
 
 from sciarena.core.settings import Settings
-from sciarena.wiring import build_services
 
 pytestmark = pytest.mark.slow
 
@@ -46,11 +45,11 @@ def wait_for(condition, what: str, timeout_s: float = 30.0) -> None:
         time.sleep(0.05)
 
 
-def test_one_client_cannot_take_every_paid_slot(tmp_path):
+def test_one_client_cannot_take_every_paid_slot(tmp_path, wire):
     with FakeOpenAI() as server:
         for model in ("alpha", "beta"):  # slow: about 20 s of streaming each, so every battle is still running
             server.add_script(model, tuple(f"word{i} [1] " for i in range(200)), chunk_delay_s=0.1)
-        services = build_services(settings_for(tmp_path, server))
+        services = wire(settings_for(tmp_path, server))
         limiter = services.arena.limiter
         assert limiter is not None and limiter.limits.max_paid_per_visitor == 2
         with running_arena(tmp_path / "data", services=services) as arena:
@@ -81,13 +80,13 @@ def test_one_client_cannot_take_every_paid_slot(tmp_path):
 
 
 @pytest.mark.browser
-def test_closing_the_tab_frees_its_paid_slot(tmp_path):
+def test_closing_the_tab_frees_its_paid_slot(tmp_path, wire):
     from browser_support import chromium
 
     with FakeOpenAI() as server:
         for model in ("alpha", "beta"):
             server.add_script(model, tuple(f"word{i} [1] " for i in range(600)), chunk_delay_s=0.1)
-        services = build_services(settings_for(tmp_path, server))
+        services = wire(settings_for(tmp_path, server))
         limiter = services.arena.limiter
         assert limiter is not None
         with running_arena(tmp_path / "data", services=services) as arena, chromium() as browser:

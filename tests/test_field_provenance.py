@@ -37,18 +37,18 @@ def test_the_askers_choice_replaces_the_labellers_only_when_changed():
     assert (chosen.subject, chosen.subject_source, chosen.subject_labelled) == ("Other", "asker", "Engineering")
 
 
-def test_the_classifier_fits_at_first_use_and_names_a_field_without_any_cue_word():
-    labeller = TextDisciplineLabeller()
-    assert labeller._fitted == []  # nothing is trained until a label is asked for
-    assert labeller.label_many(["Why do galaxies spin faster at their edges than their visible mass allows?",
+def test_the_classifier_fits_at_first_use_and_names_a_field_without_any_cue_word(discipline_classifier):
+    assert TextDisciplineLabeller()._fitted == []  # nothing is trained until a label is asked for
+    assert discipline_classifier._fitted  # the session's, fitted by its first label (the same fit every time)
+    assert discipline_classifier.label_many(["Why do galaxies spin faster at their edges than their visible mass allows?",
                                 "How should a stepped-wedge trial of a new triage protocol be analysed?",
                                 "Why did the printing press spread faster in some cities than others?",
                                 "How do I choose the gain of a PID controller for a drone's altitude?"]) == \
         ["Natural Science", "Healthcare", "Humanities & Social Sciences", "Engineering"]
 
 
-def test_the_quoted_accuracy_is_the_one_measured_on_the_blind_split_it_never_trained_on():
-    labeller = TextDisciplineLabeller()
+def test_the_quoted_accuracy_is_the_one_measured_on_the_blind_split_it_never_trained_on(discipline_classifier):
+    labeller = discipline_classifier  # the shipped defaults, fitted once per test session
     assert "fresh3" not in labeller.training_splits
     items = [item for item in load_labelled_questions() if item.split == "fresh3"]
     predicted = labeller.label_many([item.question for item in items])

@@ -27,7 +27,6 @@ from sciarena.ui.app import arena_tab
 from sciarena.ui.handlers import ArenaHandlers
 from sciarena.votes.schema import RELEASED_FIELDS, SCHEMA_VERSION, TURN_FIELDS
 from sciarena.votes.voter import Visitor
-from sciarena.wiring import build_services
 
 CRISPR = "How does CRISPR-Cas9 achieve targeted genome editing, and what limits its precision?"
 ON_TOPIC = "How are its off-target effects measured?"  # the same papers: nothing new to add
@@ -41,9 +40,9 @@ def last(stream):
 
 
 @pytest.fixture
-def offline(tmp_path):
+def offline(tmp_path, wire):
     """The app's own arena: offline contestants, the bundled corpus, a vote store under tmp_path."""
-    return build_services(Settings(data_dir=tmp_path / "data", seed=0)).arena
+    return wire(Settings(data_dir=tmp_path / "data", seed=0)).arena
 
 
 def converse(arena, *followups: str, visitor: Visitor = ME) -> ArenaSession:
@@ -177,11 +176,11 @@ PRICED = ({"name": "Loop Alpha", "provider": "loop", "model_id": "alpha", "price
 
 
 @pytest.fixture
-def loopback(tmp_path):
+def loopback(tmp_path, wire):
     with FakeOpenAI() as server:
         for model_id in ("alpha", "beta"):
             server.add_script(model_id, respond=echo(model_id.title()))
-        yield server, build_services(loop_settings(server, tmp_path, PRICED)).arena
+        yield server, wire(loop_settings(server, tmp_path, PRICED)).arena
 
 
 def test_each_side_is_sent_the_conversation_with_its_own_earlier_answers(loopback):
@@ -275,13 +274,13 @@ def test_the_page_shows_the_box_once_both_answers_are_there_and_each_panel_turn_
     assert "Follow-up 1:</b> And why?" in voted[view.answer_a]
 
 
-def test_an_openscholar_style_contestant_runs_its_loop_per_turn_with_the_conversation(tmp_path):
+def test_an_openscholar_style_contestant_runs_its_loop_per_turn_with_the_conversation(tmp_path, wire):
     draft = "Transformers replace recurrence with self-attention over every position [1]."
     feedback = json.dumps({"feedback": [{"issue": "Say how positions are encoded.", "search": ""}]})
     script = StepScript(draft, feedback, (draft + " Positions are added to the embeddings [1].",))
     with FakeOpenAI() as server:
         server.add_script("base", respond=script, usage="always")
-        arena = build_services(loop_settings(server, tmp_path, [
+        arena = wire(loop_settings(server, tmp_path, [
             {"name": "Loop Base", "provider": "loop", "model_id": "base", "price_input_per_m": 1.0,
              "price_output_per_m": 4.0}, {"pipeline": "openscholar", "base": "Loop Base"}])).arena
         session = ArenaSession(battle=last(arena.start_battle(

@@ -19,7 +19,6 @@ from sciarena.votes.export import render
 from sciarena.votes.read import load
 from sciarena.votes.schema import RELEASED_FIELDS, VOTE_FIELDS, turn_count
 from sciarena.votes.voter import Visitor
-from sciarena.wiring import build_services
 
 QUESTIONS = (
     ("How does CRISPR-Cas9 achieve targeted genome editing, and what limits its precision?",
@@ -35,10 +34,10 @@ QUESTIONS = (
 
 
 @pytest.fixture(scope="module")
-def votes(tmp_path_factory):
+def votes(tmp_path_factory, wire):
     """Six votes of the offline arena, three of them with follow-ups, in one vote file."""
     data = tmp_path_factory.mktemp("data")
-    arena = build_services(Settings(data_dir=data, seed=0)).arena
+    arena = wire(Settings(data_dir=data, seed=0)).arena
     for n, (question, followups) in enumerate(QUESTIONS):
         me = Visitor(session_hash=f"visitor-{n}")
         session = ArenaSession(battle=list(arena.start_battle(question, visitor=me))[-1].battle)

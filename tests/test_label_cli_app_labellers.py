@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from sciarena.arena.labels.labellers import CLASSIFIER_NAME
 from sciarena.arena.rules import ArenaSession, Ballot
 from sciarena.cli import label as label_cli
@@ -50,6 +52,7 @@ def _run(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.mark.slow  # starts a subprocess: the command line as a user runs it
 def test_the_command_labels_disciplines_with_the_apps_classifier(scripted, make_services, tmp_path):
     folder, records = _app_records(scripted, make_services)
     assert {r["subject_labeller"] for r in records} == {CLASSIFIER_NAME}

@@ -41,12 +41,12 @@ def _events(text: str) -> list[tuple[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def arena(tmp_path_factory):
+def arena(tmp_path_factory, wire):
     data = tmp_path_factory.mktemp("data")
     shard = data / "votes" / "2025-06-01" / "votes-synthetic.jsonl"
     shard.parent.mkdir(parents=True)
     write_jsonl(dataclasses.replace(simulate(np.linspace(900, 1100, 3), 300, seed=4), models=("x", "y", "z")), shard)
-    with running_arena(data) as running:
+    with running_arena(data, build=wire) as running:
         yield running
 
 

@@ -17,7 +17,6 @@ from sciarena.pipelines.provider import PipelineProvider
 from sciarena.providers.offline import OfflineProvider
 from sciarena.ui.app import arena_tab
 from sciarena.ui.handlers import ArenaHandlers
-from sciarena.wiring import build_services
 
 QUESTION = "How do transformers use self-attention to replace recurrence in sequence models?"
 
@@ -61,8 +60,8 @@ def test_the_baseline_revision_adds_cited_evidence_but_not_from_papers_the_pipel
     assert "[3]" in offline_refine(QUESTION, REFS, replace(revision, added=()))
 
 
-def test_the_demo_pool_battles_the_pipeline_offline_and_records_its_steps(tmp_path):
-    services = build_services(Settings(data_dir=tmp_path / "data", seed=0))
+def test_the_demo_pool_battles_the_pipeline_offline_and_records_its_steps(tmp_path, wire):
+    services = wire(Settings(data_dir=tmp_path / "data", seed=0))
     names = {m.name for m in services.pool.active}
     assert "OpenScholar-style (Extractive-MMR, offline)" in names
     pipeline = services.arena.pool.active[[m.name for m in services.pool.active].index(
@@ -93,10 +92,10 @@ def battle_in_page(arena):
     return view, handlers, turn, list(handlers.battle(QUESTION, cleared[view.session], turn))
 
 
-def test_before_the_vote_the_pipeline_side_streams_like_the_plain_side_and_its_steps_come_after(tmp_path):
+def test_before_the_vote_the_pipeline_side_streams_like_the_plain_side_and_its_steps_come_after(tmp_path, wire):
     """Through the page's handlers with the offline pool: every update before the vote gives both sides the
     same progress line (none once a side is done) and no step text anywhere; the reveal lists the steps."""
-    services = build_services(Settings(data_dir=tmp_path / "data", seed=0))
+    services = wire(Settings(data_dir=tmp_path / "data", seed=0))
     [pipeline] = [m for m in services.pool.active if m.base is not None]  # the offline pool's one pipeline
     arena = replace(services.arena, pool=replace(services.arena.pool, active=(pipeline, pipeline.base)))
     view, handlers, turn, updates = battle_in_page(arena)
@@ -123,12 +122,12 @@ def test_before_the_vote_the_pipeline_side_streams_like_the_plain_side_and_its_s
 OWN_MARKS = ("own search", "ref-own", "found by this answer", "both models")
 
 
-def test_before_the_vote_the_pipeline_text_only_grows_and_its_own_papers_are_plain_references(tmp_path):
+def test_before_the_vote_the_pipeline_text_only_grows_and_its_own_papers_are_plain_references(tmp_path, wire):
     """Real handlers, the offline pool, the pipeline against its own base: the pipeline drafts and revises (its
     text restarts), yet across every update before the vote its shown text never shrinks or is replaced, and
     neither its panel nor its reference list carries a mark the plain side could not carry (the offline
     revision cites none of the papers it found; test_openscholar.py lists and marks them)."""
-    services = build_services(Settings(data_dir=tmp_path / "data", seed=0))
+    services = wire(Settings(data_dir=tmp_path / "data", seed=0))
     [pipeline] = [m for m in services.pool.active if m.base is not None]
     # Paced like the demo, so the draft would reach the page before its revision (unpaced, one batch holds all).
     offline = OfflineProvider(delay_s=0.002)

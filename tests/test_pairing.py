@@ -11,7 +11,6 @@ from sciarena.arena.pairing import cost_usd, sample_pair
 from sciarena.core.errors import SciArenaError
 from sciarena.core.settings import Settings
 from sciarena.core.types import ModelSpec, Usage
-from sciarena.wiring import build_services
 
 
 def test_cost_of_offline_contestants_is_zero():
@@ -55,11 +54,11 @@ def test_sample_pair_with_too_few_models_is_a_clear_error(specs):
 
 
 @pytest.mark.parametrize("sampler", ["inverse_sqrt", "adaptive", "uniform"])
-def test_the_published_chances_are_what_the_arena_draws_with_the_offline_pipeline(tmp_path, sampler):
+def test_the_published_chances_are_what_the_arena_draws_with_the_offline_pipeline(tmp_path, sampler, wire):
     """The About table's "chance of being in the next battle" against 3,000 draws of the arena's own pair draw
     over the offline pool (three baselines and a pipeline around one of them). The sampler's weights alone
     said 50% for the base model, which meets its pipeline in half the pipeline's battles: it is drawn 67%."""
-    services = build_services(Settings(data_dir=tmp_path / "data", seed=3, sampler=sampler))
+    services = wire(Settings(data_dir=tmp_path / "data", seed=3, sampler=sampler))
     arena = services.arena
     [pipeline] = [m for m in arena.pool.active if m.base is not None]
     draws = 3000

@@ -9,7 +9,6 @@ import numpy as np
 from sciarena.board import table_from_arrays
 from sciarena.board.synthetic import write_jsonl
 from sciarena.core.settings import Settings
-from sciarena.wiring import build_services
 
 
 def votes_between(names, pairs, folder, name):
@@ -21,9 +20,9 @@ def votes_between(names, pairs, folder, name):
     write_jsonl(table, folder / name, day_of=["2026-01-05"] * a.size)
 
 
-def test_weights_move_to_the_one_uncertain_pair_once_votes_settle_the_rest(tmp_path):
+def test_weights_move_to_the_one_uncertain_pair_once_votes_settle_the_rest(tmp_path, wire):
     settings = replace(Settings.from_env({"SCIARENA_SAMPLER": "adaptive"}), data_dir=tmp_path, seed=1)
-    services = build_services(settings)
+    services = wire(settings)
     names = [m.name for m in services.pool.active]  # the offline pool: three baselines and a pipeline
     x, y, z, w = range(4)
     folder = tmp_path / "votes" / "2026-01-05"

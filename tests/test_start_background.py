@@ -6,10 +6,13 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 
+import pytest
+
 from sciarena.core.settings import Settings
 from sciarena.wiring import build_services
 
 
+@pytest.mark.slow  # the one test that fits the classifier again in its process: the start-up fit is what it checks
 def test_the_offline_classifier_is_fitted_in_the_background_at_start(tmp_path):
     services = build_services(replace(Settings.from_env({}), data_dir=tmp_path, seed=0))
     classifier = services.arena.labeller.offline_discipline

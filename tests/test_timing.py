@@ -21,7 +21,6 @@ from sciarena.ui import battle_view
 from sciarena.ui.takeaway import stats_line, summed_figures
 from sciarena.votes.read.battles import BattleArchive
 from sciarena.votes.voter import Visitor
-from sciarena.wiring import build_services
 
 
 class ThreadClock:
@@ -109,14 +108,14 @@ SLOW_FIRST_S = 1.0  # the server sleeps this long before the slow model's first 
 CHUNK_S = 0.05
 
 
-def test_a_fast_and_a_slow_model_are_each_timed_per_turn_and_the_page_labels_the_sums(tmp_path):
+def test_a_fast_and_a_slow_model_are_each_timed_per_turn_and_the_page_labels_the_sums(tmp_path, wire):
     models = [{"name": "Loop Fast", "provider": "loop", "model_id": "fast"},
               {"name": "Loop Slow", "provider": "loop", "model_id": "slow"}]
     with FakeOpenAI() as server:
         server.add_script("fast", ("Editing ", "is ", "targeted [1]."), chunk_delay_s=CHUNK_S)
         server.add_script("slow", ("Editing ", "is ", "targeted [1]."), reasoning=("thinking",),
                           first_token_delay_s=SLOW_FIRST_S, chunk_delay_s=CHUNK_S)
-        arena = build_services(loop_settings(server, tmp_path, models)).arena
+        arena = wire(loop_settings(server, tmp_path, models)).arena
         session = ArenaSession(battle=list(arena.start_battle(FIRST, visitor=ME))[-1].battle)
         for question in FOLLOW_UPS:
             session = replace(session, battle=list(arena.follow_up(session, question, visitor=ME))[-1].battle)

@@ -25,7 +25,6 @@ from sciarena.votes.features import vote_features
 from sciarena.votes.schema import SCHEMA_VERSION, VOTE_FIELDS, vote_record
 from sciarena.votes.store.hub import HubSync, dataset_card
 from sciarena.votes.voter import Visitor
-from sciarena.wiring import build_services
 
 REPO = "org/votes"
 QUESTION = "How does CRISPR-Cas9 achieve targeted genome editing, and what limits its precision?"
@@ -53,10 +52,10 @@ def as_written_by(record: dict[str, Any], version: float) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def arena_records(tmp_path_factory):
+def arena_records(tmp_path_factory, wire):
     """What the offline arena records for a battle with one follow-up, and the battle itself."""
     data = tmp_path_factory.mktemp("arena")
-    arena = build_services(Settings(data_dir=data, seed=0)).arena
+    arena = wire(Settings(data_dir=data, seed=0)).arena
     me = Visitor(session_hash="visitor-1")
     session = ArenaSession(battle=list(arena.start_battle(QUESTION, visitor=me))[-1].battle)
     session = replace(session, battle=list(arena.follow_up(session, FOLLOW_UP, visitor=me))[-1].battle)
