@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from argparse import ArgumentParser
@@ -21,7 +22,7 @@ LONG = "Llama-4-Maverick-17B-128E-Instruct-FP8-with-a-very-long-suffix"
 
 def _dated(stamps):
     table = table_from_arrays(["x", "y", "z"], a=[0, 1, 2, 0], b=[1, 2, 0, 2], outcome=[0, 1, 0, 2])
-    return table.__class__(**{**table.__dict__, "timestamp": np.asarray(stamps, dtype=float)})
+    return dataclasses.replace(table, timestamp=np.asarray(stamps, dtype=float))
 
 
 def test_over_time_says_why_it_is_empty_when_every_vote_is_from_one_day():

@@ -6,6 +6,7 @@ honest history reports none; SCIARENA_COUNT_ANONYMOUS=0 counts only signed-in vo
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import datetime, timezone
 
@@ -157,7 +158,7 @@ def test_quality_names_the_campaign_and_the_leaderboard_leaves_it_out_until_incl
 def test_count_anonymous_off_counts_only_signed_in_votes(rigged):
     table = rigged.table
     voters = tuple(("hf-" + v[5:]) if k % 2 == 0 else v for k, v in enumerate(table.voters))
-    signed = VoteTable(**{**table.__dict__, "voters": voters})
+    signed = dataclasses.replace(table, voters=voters)
     board = vouched(signed, count_anonymous=False)
     anonymous = int((table.voter % 2 == 1).sum())
     assert board.excluded is not None and board.excluded.anonymous_votes == anonymous

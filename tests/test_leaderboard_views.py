@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import math
 import re
@@ -45,8 +46,8 @@ def test_cost_and_mean_tokens():
     assert tokens["x"] == pytest.approx((1400.0, 380.0))
     table = simulate([100, 0, -100], 600)
     n = table.n_votes
-    table = table.__class__(**{**table.__dict__, "features": {
-        **table.features, "input_tokens": np.full((n, 2), 1000.0), "output_tokens": np.full((n, 2), 300.0)}})
+    table = dataclasses.replace(table, features={
+        **table.features, "input_tokens": np.full((n, 2), 1000.0), "output_tokens": np.full((n, 2), 300.0)})
     facts = {"model-00": ModelFacts("Org", True, "2025-04", "MIT", 2.0, 8.0), "model-01": ModelFacts("Other", False)}
     rows = board_rows(build_board(table, bootstrap=10), facts)
     first = rows[0]

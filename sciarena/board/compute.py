@@ -22,11 +22,11 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from sciarena.board import bradley_terry as bt
+from sciarena.board import cells as vote_cells
 from sciarena.board import elo
 from sciarena.board.style import STYLE_PROCEDURES, StyleResult, fit_style, fit_style_paper
 from sciarena.board.table import Exclusions, VoteTable
 from sciarena.core.errors import LeaderboardInputError
-from sciarena.votes.schema import OUTCOME_A, OUTCOME_B, OUTCOME_BAD, OUTCOME_TIE
 
 PROVISIONAL_BATTLES = 100  # the paper lists only models with at least 100 votes
 METHODS = ("bt", "elo")
@@ -105,29 +105,11 @@ def _check(table: VoteTable, bootstrap: int, min_battles: int, by: Sequence[str]
         raise LeaderboardInputError(f"anchor model {anchor[0]!r} has no votes")
 
 
-def _record(table: VoteTable) -> np.ndarray:
-    """(M, 4): wins, losses, ties, both-bad per model."""
-    m = len(table.models)
-    as_a = np.bincount(table.a * 4 + table.outcome, minlength=4 * m).reshape(m, 4)
-    as_b = np.bincount(table.b * 4 + table.outcome, minlength=4 * m).reshape(m, 4)
-    wins = as_a[:, OUTCOME_A] + as_b[:, OUTCOME_B]
-    losses = as_a[:, OUTCOME_B] + as_b[:, OUTCOME_A]
-    ties = as_a[:, OUTCOME_TIE] + as_b[:, OUTCOME_TIE]
-    bad = as_a[:, OUTCOME_BAD] + as_b[:, OUTCOME_BAD]
-    return np.stack([wins, losses, ties, bad], axis=1)
-
-
-def _bt_groups(table: VoteTable, codes: np.ndarray, n_groups: int) -> list[dict[int, float]]:
-    """Plain BT point fits per group, each over the models present in that group.
-
-    One bincount over (group, a, b, outcome) replaces a pass over the votes per group.
-    """
-    m = len(table.models)
-    known = codes >= 0
-    key = ((codes[known].astype(np.int64) * m + table.a[known]) * m + table.b[known]) * 4
-    cells = np.bincount(key + table.outcome[known], minlength=n_groups * m * m * 4)
+def _bt_groups(table: VoteTable, by: str) -> list[dict[int, float]]:
+    """Plain BT point fits per group of ``by``, each over the models present in that group, from the
+    table's vote counts per (group, a, b, outcome) (``VoteTable.cells``: one pass, kept with the table)."""
     fitted = []
-    for block in cells.reshape(n_groups, m, m, 4):
+    for block in table.cells(by)[1:]:  # slot 0: group unknown
         present = np.flatnonzero(block.sum(axis=(1, 2)) + block.sum(axis=(0, 2)))
         if present.size < 2:
             fitted.append({})
@@ -155,7 +137,7 @@ def _group_ratings(table: VoteTable, by: Sequence[str], method: str, k: float,
         groups, codes = table.group_codes(key)
         names[key] = groups
         if method == "bt":
-            fits = _bt_groups(table, codes, len(groups))
+            fits = _bt_groups(table, key)
         else:
             fits = [_elo_point(table, codes == g, k) for g in range(len(groups))]
         for group, fitted in zip(groups, fits):
@@ -177,7 +159,7 @@ class _Fit:
 
 
 def _fit_bt(table: VoteTable, bootstrap: int, seed: int) -> _Fit:
-    counts = bt.table_counts(table)
+    counts = bt.from_cells(table.cells().ravel(), len(table.models))
     theta, ridged = bt.fit_counts(counts)
     notes = []
     if ridged:
@@ -287,7 +269,7 @@ def compute_leaderboard(
                 f"anchor model {anchor[0]!r} has no votes carrying the style features")
         shown, lower, upper, point = shown + shift, lower + shift, upper + shift, point + shift
     names, per_model = _group_ratings(table, by, method, k, anchor)
-    battles, record = table.battles(), _record(table)
+    battles, record = table.battles(), vote_cells.record(table.cells())
     keep = np.flatnonzero((battles >= min_battles) & np.isfinite(shown))
     shown_set = set(keep.tolist())
     hidden = tuple(table.models[i] for i in range(m) if i not in shown_set)
@@ -307,8 +289,7 @@ def compute_leaderboard(
         rating="bootstrap mean" if boot is not None and rating == "bootstrap-mean" else "point estimate",
         bootstrap=bootstrap, seed=seed, k=k if method == "elo" else None,
         total_votes=table.n_votes,
-        outcomes={name: int((table.outcome == code).sum())
-                  for code, name in enumerate(("A", "B", "tie", "bad"))},
+        outcomes=dict(zip(("A", "B", "tie", "bad"), table.cells().sum(axis=(0, 1, 2)).tolist())),
         skipped=dict(table.skipped), min_battles=min_battles, hidden=hidden, by=by,
         groups=names, anchor=anchor, style=fit.style, style_votes_used=fit.style_used,
         notes=fit.notes, style_procedure=style_procedure,

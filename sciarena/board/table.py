@@ -19,6 +19,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from sciarena.board.cells import battles as cell_battles
+from sciarena.board.cells import count_cells, keep_models
 from sciarena.core.errors import LeaderboardInputError
 from sciarena.votes.read import read_columns
 from sciarena.votes.read.parse import records_to_raw
@@ -104,15 +106,30 @@ class VoteTable:
     redacted: np.ndarray | None = None  # bool: an answer was redacted for naming a model; None = none known
     excluded: Exclusions | None = None  # set by ``vouched``: what it left out
     asker: np.ndarray | None = None  # bool: the asker chose the vote's field (subject_source "asker"); None = unknown
+    # Vote counts per grouping (``cells``), filled on first use: the arrays never change after the
+    # table is made, so the counts of a grouping are computed once (``dataclasses.replace`` starts empty).
+    _cells: dict[str, np.ndarray] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def n_votes(self) -> int:
         return int(self.a.shape[0])
 
+    def cells(self, by: str = "") -> np.ndarray:
+        """(G + 1, M, M, 4) vote counts per (group of ``by``, a, b, outcome); slot 0 is "group unknown".
+        ``by=""``: no grouping, (1, M, M, 4), summed from the subject counts (one pass gives both)."""
+        found = self._cells.get(by)
+        if found is None:
+            if by:
+                groups, codes = self.group_codes(by)
+                found = count_cells(self.a, self.b, self.outcome, len(self.models), codes, len(groups))
+            else:
+                found = self.cells("subject").sum(axis=0, keepdims=True)
+            self._cells[by] = found
+        return found
+
     def battles(self) -> np.ndarray:
         """Battles per model (every outcome counts)."""
-        m = len(self.models)
-        return np.bincount(self.a, minlength=m) + np.bincount(self.b, minlength=m)
+        return cell_battles(self.cells())
 
     def group_codes(self, by: str) -> tuple[tuple[str, ...], np.ndarray]:
         """(group names, per-vote group code) for ``by`` in {"subject", "question_type", "turns"}."""
@@ -195,7 +212,23 @@ def leave_out(table: VoteTable, drop: np.ndarray, excluded: Exclusions) -> VoteT
         if len(models) < 2:
             raise LeaderboardInputError(f"only one model has votes left to rank: {excluded.describe(flags=True)}")
         kept = dataclasses.replace(kept, models=models, a=ab[:kept.n_votes], b=ab[kept.n_votes:])
-    return dataclasses.replace(kept, excluded=excluded)
+    kept = dataclasses.replace(kept, excluded=excluded)
+    if drop.any():
+        _derive_cells(table, drop, kept)
+    else:  # the same votes: the counts carry over
+        kept._cells.update(table._cells)
+    return kept
+
+
+def _derive_cells(parent: VoteTable, drop: np.ndarray, kept: VoteTable) -> None:
+    """Give ``kept`` (``parent`` without ``drop``) the subject counts as the parent's minus the left-out
+    votes': a filter leaves out few votes, so this costs a pass over those, not over the history."""
+    groups, codes = parent.group_codes("subject")
+    m = len(parent.models)
+    gone = count_cells(parent.a[drop], parent.b[drop], parent.outcome[drop], m, codes[drop], len(groups))
+    index = {name: i for i, name in enumerate(parent.models)}
+    used = np.array([index[name] for name in kept.models], dtype=np.intp)
+    kept._cells["subject"] = keep_models(parent.cells("subject") - gone, used)
 
 
 def played_only(table: VoteTable) -> VoteTable:
