@@ -379,3 +379,23 @@ def test_citations_are_links_with_a_preview_while_streaming_and_once_complete(sc
     assert streaming, "no streamed update showed a citation"
     for shown in [*streaming, updates[-1][v.answer_a] + updates[-1][v.answer_b]]:
         assert '<a class="cite" href="#ref-1" title="&#91;1&#93; Attention Is All You Need: The Transformer' in shown
+
+
+def test_consent_to_share_belongs_to_one_battle_and_locks_once_its_vote_is_stored(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    v = handlers.view
+    share, share_reason = v.takeaway.share, v.takeaway.share_reason
+    for start in (handlers.clear(0), handlers.new_battle(0), handlers.settle(None, 2)):
+        for box in (share, share_reason):  # Send, New battle and a screen blanked by settle all ask afresh
+            assert start[box]["value"] is False and interactive(start[box])
+    _, session, turn, _ = run_battle(handlers)
+    voted = handlers.vote_button("A")("", True, session, None, None, VISITOR, None, True, True)
+    assert not interactive(voted[share]) and not interactive(voted[share_reason])
+    assert "this battle only" in voted[share]["info"]
+    _, session, _, _ = run_battle(handlers, turn)
+    handlers.vote_button("B")("", True, session, None, None, VISITOR, None, False, True)
+    first, second = handlers.arena.store.records()
+    assert (first["shared"], first["shared_reason"]) == (True, True)
+    assert (second["shared"], second["shared_reason"]) == (False, False)  # the reason alone publishes nothing

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 Updates = dict[Any, Any]  # component → new value or gr.update(...)
 
+SHARE_LOCKED_NOTE = "Recorded with your vote, for this battle only; the next battle asks again."
+
 
 @dataclass(frozen=True)
 class ArenaView:
@@ -71,6 +73,11 @@ class ArenaView:
         return [] if self.takeaway is None else [self.takeaway.share, self.takeaway.share_reason]
 
     @property
+    def share_boxes(self) -> list[Any]:
+        """The share choice as outputs: ticked afresh for each battle, locked once its vote is stored."""
+        return self.share_inputs
+
+    @property
     def battle_outputs(self) -> list[Any]:
         """What the public /battle endpoint returns, in its order (the session is not sent)."""
         return [self.answer_a, self.answer_b, self.refs_a, self.refs_b, self.status, self.session]
@@ -89,7 +96,7 @@ class ArenaView:
     def screen(self) -> list[Any]:
         """What a battle shows: answers, references, status, reveal, controls, session, messages."""
         return [*self.battle_outputs, self.model_names, *self.controls, self.question_error, self.vote_error,
-                *self.followup_outputs]
+                *self.followup_outputs, *self.share_boxes]
 
     @property
     def page_battle_outputs(self) -> list[Any]:
@@ -101,7 +108,8 @@ class ArenaView:
         """What a vote button updates: the reveal, the answers in full (their reference lists now marking what
         a side found itself), the session, the closed controls and the vote's message."""
         return [self.model_names, self.answer_a, self.answer_b, self.refs_a, self.refs_b, self.session, *self.controls, self.vote_error,
-                *([self.followup_box] if self.followup_box is not None else [])]  # hidden: the vote ends the battle
+                *([self.followup_box] if self.followup_box is not None else []),  # hidden: the vote ends the battle
+                *self.share_boxes]
 
     @property
     def page_followup_outputs(self) -> list[Any]:
@@ -266,7 +274,17 @@ class ArenaHandlers:
                                                  v.model_names)}
         closed = {button: gr.update(interactive=False) for button in v.vote_buttons}
         return {**blank, **closed, v.reason: gr.update(value="", interactive=False), **self._followup(None, clear=True),
-                v.subject_field: gr.update(value=None, interactive=False), v.session: session}
+                v.subject_field: gr.update(value=None, interactive=False), v.session: session,
+                **self._share_boxes(locked=False)}
+
+    def _share_boxes(self, *, locked: bool) -> Updates:
+        """Consent to publish belongs to one battle: every new screen starts with both boxes unticked and open,
+        and once a vote is stored they show what it was recorded with and can no longer be changed (unticking
+        afterwards would look like withdrawing a link that stays open)."""
+        if not locked:
+            return {box: gr.update(value=False, interactive=True, info=None) for box in self.view.share_boxes}
+        return {box: gr.update(interactive=False, info=note)
+                for box, note in zip(self.view.share_boxes, (SHARE_LOCKED_NOTE, None))}
 
     def _no_messages(self) -> Updates:
         errors = {self.view.question_error: "", self.view.vote_error: ""}
@@ -309,7 +327,8 @@ class ArenaHandlers:
         own = {self.view.refs_a: render.conversation_cited(battle, "a", revealed=True),  # now marked
                self.view.refs_b: render.conversation_cited(battle, "b", revealed=True)}
         return {self.view.model_names: render.reveal_markdown(battle, voted.vote.choice), **full, **own,
-                self.view.session: voted, **self.open_controls(voted), **self._followup(voted)}
+                self.view.session: voted, **self.open_controls(voted), **self._followup(voted),
+                **self._share_boxes(locked=True)}
 
     def vote_button(self, choice: str) -> Callable[..., Updates]:
         """The click handler of one vote button: a refusal is written by the buttons and stays until
