@@ -3,7 +3,9 @@
 Each side runs in its own thread and reports typed events (a text chunk, token usage, a finished
 answer, a failure) into one queue; the caller's generator drains the queue and yields a snapshot
 of both texts. So a slow model never stalls the fast one (a FastChat defect: streams read in turn),
-and a battle takes as long as its slower side, not the sum of both.
+and a battle takes as long as its slower side, not the sum of both. Snapshots go out at reading speed, at
+most ~10 a second with both sides in each (coalesce.py), the first words and each side's end at once; the
+events and snapshots are typed in events.py, each side's bookkeeping is sides.py.
 """
 
 from __future__ import annotations
@@ -12,112 +14,34 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Callable, Iterator, Literal, Mapping, Union
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 from sciarena.answer.clean import ReasoningFilter, clean_answer
 from sciarena.answer.redact import Shield
-from sciarena.arena.pairing import cost_usd
-from sciarena.core.errors import Cancelled, ProviderError, ProviderTimeout, SciArenaError
-from sciarena.core.types import (
-    Answer,
-    Battle,
-    GenerationRequest,
-    ModelSpec,
-    PipelineReport,
-    Provider,
-    Reference,
-    SideResult,
-    Usage,
+from sciarena.arena.coalesce import SnapshotGate
+from sciarena.arena.events import (
+    SIDES,
+    Progress,
+    ReferencesAdded,
+    Side,
+    SideAnswered,
+    SideEvent,
+    SideFailed,
+    TextChunk,
+    TextRestarted,
+    UsageReport,
 )
+from sciarena.arena.sides import ANSWERING, REPLAY_CHARS, REPLAY_STEP_S, Sides, complete_words
+from sciarena.core.errors import Cancelled, ProviderError, ProviderTimeout, SciArenaError
+from sciarena.core.types import Battle, GenerationRequest, ModelSpec, PipelineReport, Provider, Reference
 
 if TYPE_CHECKING:
     from sciarena.answer.editor import LLMPostprocessor
-    from sciarena.answer.redact import Shield
+
+__all__ = ["ANSWERING", "REPLAY_CHARS", "REPLAY_STEP_S", "SIDES", "BattleRunner", "Progress"]
 
 log = logging.getLogger(__name__)
-
-Side = Literal["a", "b"]
-SIDES: tuple[Side, Side] = ("a", "b")
-ANSWERING = "Answering"  # the one progress line a running side shows before the vote, plain model or pipeline
-# A held side's final answer is shown in pieces at this pace once it has ended, so it arrives like a stream
-# rather than all at once (which would tell it from the plain models). 60 characters every 30 ms is about
-# 2,000 characters a second: faster than most hosted models stream (so the replay never makes a pipeline look
-# slower than it is by more than ~1.5 s for a 3,000-character answer) yet 33 updates a second, which reads as
-# text being written, not pasted. Pieces end at a word boundary, as a streaming side's text does.
-REPLAY_CHARS = 60
-REPLAY_STEP_S = 0.03
-
-
-@dataclass(frozen=True)
-class TextChunk:
-    side: Side
-    text: str
-    at: float  # the runner's clock when this side's thread received the text (its own time, not the batch's)
-
-
-@dataclass(frozen=True)
-class UsageReport:
-    side: Side
-    usage: Usage
-
-
-@dataclass(frozen=True)
-class TextRestarted:
-    """A multi-step contestant starts its text over (a revision). Neither this nor its step's status line is
-    shown: such a side's text is held back until it ends (_Sides), so nothing before the vote tells it apart."""
-
-    side: Side
-
-
-@dataclass(frozen=True)
-class ReferencesAdded:
-    side: Side
-    references: tuple[Reference, ...]  # numbered after the battle's and any added before
-
-
-@dataclass(frozen=True)
-class SideAnswered:
-    side: Side
-    answer: Answer  # cleaned; raw_text holds what the model streamed
-    at: float  # the runner's clock when this side's answer was ready (cleaned)
-    extra_references: tuple[Reference, ...] = ()
-    report: PipelineReport | None = None
-
-
-@dataclass(frozen=True)
-class SideFailed:
-    side: Side
-    error: SciArenaError
-    at: float
-
-
-SideEvent = Union[TextChunk, UsageReport, TextRestarted, ReferencesAdded, SideAnswered, SideFailed]
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A snapshot of a running battle: what each side has shown so far."""
-
-    text_a: str
-    text_b: str
-    battle: Battle  # side_a / side_b are set as soon as that side has ended (a held side: its replay too)
-    # ANSWERING for every side still running, whatever the contestant (absent once it has ended), and the
-    # references a side has added so far (so its new citations link while it writes). A pipeline's own step
-    # lines ("Searching for more papers: ...") are never passed on: before the vote they would tell a voter
-    # which side is the pipeline, and so narrow who it is; its steps are in its report, shown after the vote.
-    status: Mapping[str, str] = field(default_factory=dict)
-    extra_references: Mapping[str, tuple[Reference, ...]] = field(default_factory=dict)
-
-    def references(self, side: Side) -> tuple[Reference, ...]:
-        """What ``side`` may cite right now: the battle's references (every turn's), those its pipeline added in
-        earlier turns, and any it added in this one."""
-        return self.battle.side_references(side) + tuple(self.extra_references.get(side, ()))
-
-    @property
-    def finished(self) -> bool:
-        return self.battle.finished
-
 
 class BattleRunner:
     """Runs the two sides of a battle concurrently and postprocesses each answer.
@@ -170,7 +94,7 @@ class BattleRunner:
         The anonymity policy is applied here and only here (``shielded``): to what each side has streamed
         so far, to each final answer (the stored text and its flags) and to what a failed side showed."""
 
-        sides = _Sides(battle, start)
+        sides = Sides(battle, start)
         safe = {"a": "", "b": ""}  # shown, with identity words redacted
         finals: dict[str, str] = {}  # a finished side's text as shown before the vote
 
@@ -180,7 +104,7 @@ class BattleRunner:
                 return finals[side]
             result = sides.results.get(side)
             if result is None:  # still streaming: the last unfinished word is held back ("Anthrop|ic")
-                return shield.show(_complete_words(sides.visible(side)), partial=True).text
+                return shield.show(complete_words(sides.visible(side)), partial=True).text
             if result.answer is None:  # failed: what it streamed, as a finished text
                 finals[side] = shield.show(sides.shown[side]).text
                 return finals[side]
@@ -195,6 +119,18 @@ class BattleRunner:
         deadline = start + self._timeout_s
         timeout = ProviderTimeout(f"This model did not finish within {self._timeout_s:.0f} seconds.",
                                   timeout_s=self._timeout_s)
+        gate = SnapshotGate()  # at most ~10 snapshots a second, first words and endings at once (coalesce.py)
+        stale: set[str] = set()  # sides whose text changed since ``safe`` was last shielded
+
+        def snapshot() -> Progress:
+            """The snapshot to send now: only the sides that changed are shielded again, and only when one
+            is sent (a held-back snapshot's text is never checked twice)."""
+            for side in stale:
+                safe[side] = shielded(side)
+            stale.clear()
+            gate.sent(self._clock())
+            return sides.progress(safe)
+
         while not sides.all_ended:
             batch: list[SideEvent] = []
             if sides.replaying:
@@ -207,20 +143,22 @@ class BattleRunner:
                     for side in SIDES:
                         sides.fail(side, timeout, self._clock())
             else:
-                remaining = deadline - self._clock()
+                now = self._clock()
+                remaining = deadline - now
+                wait = min(remaining, self._tick_s, gate.wait_s(now))  # a held-back snapshot is due in wait_s
                 try:
-                    batch = [events.get(timeout=max(0.0, min(remaining, self._tick_s)))]
+                    batch = [events.get(timeout=max(0.0, wait))]
                 except queue.Empty:
-                    if remaining > self._tick_s:
-                        # Nothing new, but yield anyway: a caller can only stop this generator between
-                        # snapshots (New battle cancels it), so it must not sit waiting on a silent model.
-                        yield sides.progress(safe)
+                    if remaining > wait:
+                        # Nothing new, but yield anyway (the held-back snapshot, or the same one again): a
+                        # caller can only stop this generator between snapshots (New battle cancels it), so it
+                        # must not sit waiting on a silent model.
+                        yield snapshot()
                         continue
                     for side in SIDES:
                         sides.fail(side, timeout, self._clock())
                     continue  # a held side that ended before the timeout may still be replaying
-                # Coalesce whatever else is already waiting into one snapshot, so a fast
-                # stream does not turn into one UI update per token.
+                # Take whatever else is already waiting into the same snapshot.
                 batch = _drain(events, batch)
             # Times are each event's own stamp, taken on its side's thread: a batch can hold both sides'
             # events (a fast offline answer arrives whole before this loop wakes), and reading the clock
@@ -244,15 +182,19 @@ class BattleRunner:
                     sides.begin_replay(event.side, shielded(event.side), event.at)
             if sides.all_ended:
                 break
-            # Redact while streaming too: a name shown mid-stream would break anonymity
-            # even if the final answer is redacted. Only sides that changed are checked again.
-            for side in {event.side for event in batch} - set(sides.replaying):
+            # Redact while streaming too: a name shown mid-stream would break anonymity even if the final
+            # answer is redacted. A side not yet in a sent snapshot is shielded at once (its text is short), so
+            # the gate sees its first words the moment they can be shown; the others when a snapshot is sent.
+            stale.update({event.side for event in batch} - set(sides.replaying))
+            for side in stale - gate.speaking:
                 safe[side] = shielded(side)
+                stale.discard(side)
             # A replay's pieces are cut from the answer as redacted (shielded), so they need no check.
             safe.update(sides.release(self._clock()))
             if sides.all_ended:
                 break
-            yield sides.progress(safe)
+            if gate.offer(self._clock(), safe, sides.ended):
+                yield snapshot()
 
         texts = {side: shielded(side) for side in SIDES}
         yield Progress(texts["a"], texts["b"], sides.battle())
@@ -315,140 +257,3 @@ def _drain(events: queue.Queue[SideEvent], batch: list[SideEvent]) -> list[SideE
             return batch
 
 
-@dataclass
-class _Replay:
-    """A held side's final answer being shown piece by piece (mutable: the runner's loop advances it)."""
-
-    text: str  # the answer as shown (redacted)
-    began: float  # the runner's clock when its first piece was shown
-    released: int = 0  # how many characters are shown
-    pieces: int = 0  # how many pieces were shown
-
-
-class _Sides:
-    """What each side has shown, used and timed so far, and its result once it has ended."""
-
-    def __init__(self, battle: Battle, start: float) -> None:
-        self._battle = battle
-        self._start = start
-        self.specs = {"a": battle.model_a, "b": battle.model_b}
-        self.shown = {"a": "", "b": ""}
-        self.results: dict[str, SideResult] = {}
-        self._first_token: dict[str, float | None] = {"a": None, "b": None}
-        self._usage = {"a": Usage(), "b": Usage()}
-        self._extra: dict[str, tuple[Reference, ...]] = {"a": (), "b": ()}
-        # A contestant that can start its text over (a pipeline: its spec names one) shows no text until it has
-        # ended. Its draft wiped and written again is something no plain model does, so before the vote it
-        # would say which side is the pipeline; held back, it shows ANSWERING like any side, then its answer.
-        self._held = {side: bool(spec.pipeline) for side, spec in self.specs.items()}
-        # A held side that has answered is in ``results`` (it takes no more events) but is not set on the battle
-        # until its replay has shown the whole answer: votes open only once every side's text is fully shown.
-        self._replays: dict[str, _Replay] = {}
-
-    @property
-    def all_ended(self) -> bool:
-        return len(self.results) == 2 and not self._replays
-
-    @property
-    def replaying(self) -> tuple[str, ...]:
-        return tuple(self._replays)
-
-    def held_answer(self, side: Side) -> bool:
-        """``side`` is held and has just answered: its answer is to be replayed."""
-        result = self.results.get(side)
-        return self._held[side] and result is not None and result.answer is not None
-
-    def begin_replay(self, side: Side, text: str, now: float) -> None:
-        self._replays[side] = _Replay(text, began=now)
-
-    def release(self, now: float) -> dict[str, str]:
-        """The next piece of each replay (at most REPLAY_CHARS): as many pieces as the clock says are due since its
-        first (so a late loop catches up), and at least one each call (so a clock that does not move ends it).
-        A replay that reaches the end sets its side's total time: when its last piece was shown."""
-        shown: dict[str, str] = {}
-        for side, replay in list(self._replays.items()):
-            due = 1 + int((now - replay.began) / REPLAY_STEP_S + 1e-9)  # 1e-9: float sums of the step
-            for _ in range(max(1, due - replay.pieces)):
-                replay.released = _piece_end(replay.text, replay.released, replay.released + REPLAY_CHARS)
-                replay.pieces += 1
-            shown[side] = replay.text[: replay.released]
-            if replay.released == len(replay.text):
-                del self._replays[side]
-                self.results[side] = replace(self.results[side], total_s=now - self._start)
-        return shown
-
-    def visible(self, side: Side) -> str:
-        """What a running ``side`` shows: nothing while it is held back."""
-        return "" if self._held[side] else self.shown[side]
-
-    def _shown_at(self, side: Side, now: float) -> None:
-        """A held side's first text is shown when it ends: that is its first-token time as a voter saw it."""
-        if self._held[side] and self.shown[side] and self._first_token[side] is None:
-            self._first_token[side] = now - self._start
-
-    def show(self, side: Side, visible: str, now: float) -> None:
-        if side in self.results:
-            return
-        if visible and self._first_token[side] is None and not self._held[side]:
-            self._first_token[side] = now - self._start
-        self.shown[side] += visible
-
-    def used(self, side: Side, usage: Usage) -> None:
-        if side not in self.results:
-            self._usage[side] = usage  # a multi-step contestant reports its running total
-
-    def restart(self, side: Side) -> None:
-        if side not in self.results:
-            self.shown[side] = ""
-
-    def add_references(self, side: Side, references: tuple[Reference, ...]) -> None:
-        if side not in self.results:
-            self._extra[side] += references
-
-    def answer(self, side: Side, event: SideAnswered, now: float) -> None:
-        if side in self.results:
-            return
-        spec = self.specs[side]
-        self.shown[side] = event.answer.text
-        self._shown_at(side, now)
-        self.results[side] = SideResult(model=spec, answer=event.answer, first_token_s=self._first_token[side],
-                                        total_s=now - self._start, usage=self._usage[side],
-                                        cost_usd=cost_usd(spec, self._usage[side]),
-                                        extra_references=event.extra_references, report=event.report)
-
-    def progress(self, safe: Mapping[str, str]) -> Progress:
-        """A snapshot: the shown (redacted) texts, the same ANSWERING line for each running side, and the
-        references each side has added."""
-        running = {side: ANSWERING for side in SIDES if side not in self.results or side in self._replays}
-        return Progress(safe["a"], safe["b"], self.battle(), status=running, extra_references=dict(self._extra))
-
-    def fail(self, side: Side, error: SciArenaError, now: float) -> None:
-        if side not in self.results:
-            self._shown_at(side, now)
-            self.results[side] = SideResult(model=self.specs[side], answer=None, error=error,
-                                            first_token_s=self._first_token[side], total_s=now - self._start,
-                                            usage=self._usage[side])
-
-    def battle(self) -> Battle:
-        ended = {side: result for side, result in self.results.items() if side not in self._replays}
-        return replace(self._battle, side_a=ended.get("a"), side_b=ended.get("b"))
-
-
-def _complete_words(text: str) -> str:
-    """``text`` up to its last whitespace (all of it if it ends with one)."""
-    if not text or text[-1].isspace():
-        return text
-    cut = max(text.rfind(" "), text.rfind("\n"))
-    return text[: cut + 1] if cut >= 0 else ""
-
-
-def _piece_end(text: str, released: int, target: int) -> int:
-    """Where a replay's next piece ends: after the last whitespace before ``target`` (past ``released``), or,
-    for a word longer than a piece, after that word; the whole text once ``target`` reaches its end."""
-    if target >= len(text):
-        return len(text)
-    cut = max(text.rfind(" ", released, target), text.rfind("\n", released, target))
-    if cut >= 0:
-        return cut + 1
-    ahead = [i for i in (text.find(" ", target), text.find("\n", target)) if i >= 0]
-    return min(ahead) + 1 if ahead else len(text)
