@@ -26,7 +26,7 @@ with the few honest votes of its own days rather than diluted by months of them;
 when it holds ``MIN_NEW`` decisive cohort votes on m and leaves at least ``REFERENCE_SHARE`` of the
 reference outside it. Bonferroni over every (cohort, model, window, side) tested — Holm's first step
 — keeps the chance of reporting any campaign in an honest history at ``alpha`` (measured over seeds:
-benchmarks/bench_rigging.py, bench_campaigns.py). Detection is stepwise: the most significant window
+benchmarks/bench_rigging.py, benchmarks/bench_campaigns.py). Detection is stepwise: the most significant window
 is taken, its votes set aside (out of the reference too), and the rest tested again, so that the
 opponents a campaign beat are not reported as campaigns of their own. Before it is taken, a window of
 the other side on the same model is tried as its explanation (``_explains``): a campaign in one stretch
@@ -62,6 +62,10 @@ WINDOW_VOTES = 250  # the same when votes are untimed, counted in votes
 CONCENTRATION = 0.01  # the opponents a campaign picked: binomial p ≤ this over the number of models
 KEEN = 0.01  # an id whose votes are on one model more often than this chance allows: it picked that model
 MIN_NEW = 20  # new decisive votes on a model before it is tested: no test on a handful
+# Reference battles a model needs before its votes are tested: with fewer, its reference rating rests on a
+# handful of votes, the linearised variance is far too small (a small arena of casual voters: 4 of 10
+# honest seeds reported a campaign) and the weak prior alone does not make up for it.
+MIN_REFERENCE = 50
 REFERENCE_SHARE = 0.5  # a window is tested only when it leaves half the reference votes outside it
 COHORTS = ("new", "established")
 LIKELIHOOD = "likelihood"
@@ -188,7 +192,7 @@ def _scan(m: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, tested: np.
     decisive = np.r_[0, np.cumsum((outcome[rows] == OUTCOME_A) | (outcome[rows] == OUTCOME_B))]
     lo = np.searchsorted(pos[rows], starts, side="right")
     hi = np.searchsorted(pos[rows], stops, side="right")
-    keep = (decisive[hi] - decisive[lo] >= MIN_NEW) & refs.usable
+    keep = (decisive[hi] - decisive[lo] >= MIN_NEW) & refs.usable & (refs.battles[:, m] >= MIN_REFERENCE)
     if not keep.any():
         return rows, empty, empty, np.zeros(0), np.zeros(0)
     # the same votes are one test (against the reference of the shortest window holding them)
@@ -210,6 +214,24 @@ def _scan(m: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, tested: np.
     excess = u[hi] - u[lo] - (n * mu).sum(axis=1)
     z = excess / np.sqrt(np.maximum(var, 1e-12))
     return rows, lo, hi, z, excess / np.maximum(slope.sum(axis=1), 1e-12)
+
+
+def _candidates(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, tested: list[np.ndarray] | tuple[np.ndarray, ...],
+                taken: np.ndarray, pos: np.ndarray, starts: np.ndarray, stops: np.ndarray, refs: References
+                ) -> tuple[list[tuple[float, float, int, str, int, np.ndarray]], int]:
+    """Per (cohort, model not taken, side): its most significant window as (p, |shift|, model, side,
+    cohort, its votes); and the number of tests run."""
+    n_tests = 0
+    candidates: list[tuple[float, float, int, str, int, np.ndarray]] = []
+    for c, mask in enumerate(tested):
+        for m in np.flatnonzero(~taken[c]).tolist():
+            rows, lo, hi, z, shift = _scan(m, a, b, outcome, mask, pos, starts, stops, refs)
+            n_tests += 2 * z.size
+            for direction, p in ((LIFT, norm.sf(z)), (SINK, norm.cdf(z))):
+                if z.size:
+                    k = int(np.argmin(p))
+                    candidates.append((float(p[k]), abs(float(shift[k])), m, direction, c, rows[lo[k]:hi[k]]))
+    return candidates, n_tests
 
 
 def _picked(m: int, chosen: np.ndarray, every: np.ndarray, a: np.ndarray, b: np.ndarray, voter: np.ndarray,
@@ -311,17 +333,7 @@ def detect_campaigns(models: tuple[str, ...], voters: tuple[str, ...], voter: np
     taken = np.zeros((len(cohorts), n_models), dtype=bool)  # a window taken whole: the rest of m's votes count
     pieces: dict[tuple[int, str, int], tuple[np.ndarray, float]] = {}  # (model, direction, cohort) → (votes, p)
     for _ in range(2 * n_models * len(cohorts)):
-        n_tests = 0
-        # per (model, cohort, side): its most significant window (p, shift, votes)
-        candidates: list[tuple[float, float, int, str, int, np.ndarray]] = []
-        for c, mask in enumerate(tested):
-            for m in np.flatnonzero(~taken[c]).tolist():
-                rows, lo, hi, z, shift = _scan(m, a, b, outcome, mask, pos, starts, stops, refs)
-                n_tests += 2 * z.size
-                for direction, p in ((LIFT, norm.sf(z)), (SINK, norm.cdf(z))):
-                    if z.size:
-                        k = int(np.argmin(p))
-                        candidates.append((float(p[k]), abs(float(shift[k])), m, direction, c, rows[lo[k]:hi[k]]))
+        candidates, n_tests = _candidates(a, b, outcome, tested, taken, pos, starts, stops, refs)
         significant = [x for x in candidates if x[0] * n_tests <= alpha]  # Holm's first step
         if not significant:
             break

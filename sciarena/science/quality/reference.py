@@ -33,6 +33,7 @@ class References:
     theta: np.ndarray
     cov: np.ndarray
     usable: np.ndarray
+    battles: np.ndarray  # (W, M): each model's reference battles outside the window
 
 
 def pair_index(a: np.ndarray, b: np.ndarray, n_models: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -97,4 +98,7 @@ def leave_window_out(n_models: int, a: np.ndarray, b: np.ndarray, outcome: np.nd
     cov = np.zeros((starts.size, n_models, n_models))
     if usable.any():
         theta[usable], cov[usable] = _fit(i, j, wins[usable], battles[usable], n_models)
-    return References(theta, cov, usable)
+    per_model = np.zeros((starts.size, n_models))
+    for side in (i, j):
+        np.add.at(per_model.T, side, battles.T)
+    return References(theta, cov, usable, per_model)
