@@ -45,6 +45,8 @@ class Exclusions:
     campaigns: int = 0  # campaigns detected (sciarena.science.quality.campaign)
     campaign_votes: int = 0  # new voters' votes in battles with a campaign's model (left out unless include_flagged)
     anonymous_votes: int = 0  # votes without a signed-in voter, left out when the operator counts only signed-in votes
+    campaigns_counted_again: int = 0  # detected campaigns whose votes the guard counted again (leaving them out would do harm)
+    campaign_warnings: tuple[str, ...] = ()  # the guard's remarks, one per campaign it had one for, to say on the board
 
     def describe(self, *, flags: bool = False) -> str:
         """One or two sentences for a page or a CLI footer (``flags``: name the CLI options)."""
@@ -54,10 +56,12 @@ class Exclusions:
             parts.append(f"counted {what}" if self.include_flagged else
                          f"left out {what}" + (" (--include-flagged counts them)" if flags else ""))
         if self.campaign_votes:
-            what = (f"{self.campaign_votes:,} vote(s) from new voter ids in {self.campaigns:,} detected "
+            what = (f"{self.campaign_votes:,} vote(s) in {self.campaigns:,} detected "
                     "campaign(s)")
             parts.append(f"counted {what}" if self.include_flagged else
                          f"left out {what}" + (" (--include-flagged counts them)" if flags else ""))
+        if self.campaign_warnings:
+            parts.append("campaign filter: " + "; ".join(self.campaign_warnings))
         if self.anonymous_votes:
             parts.append(f"left out {self.anonymous_votes:,} vote(s) without sign-in (SCIARENA_COUNT_ANONYMOUS=0)")
         if self.redacted_votes:

@@ -55,10 +55,11 @@ memory for at most a day), so that opening new sessions does not reset them.
 Every vote that passes the checks counts the same on the default leaderboard. What the arena knows about a
 voter decides how its votes are checked: votes are *established* after 5 earlier votes when you are signed in
 with Hugging Face, or after 20 earlier votes over at least a day from the same browser; until then they are
-*new*. New votes count from the first one, but when new votes as a group lift or sink one model far beyond
-what established voters' ratings say, within some stretch of days (a rigging campaign), the new votes on that
-model in that stretch are left out — only the battles the campaign picked, when it picked its opponents — and
-the leaderboard says how many. An arena's operator can also count signed-in votes only.
+*new*. New votes count from the first one. When the votes of one group (new ids, or established ones) lift or
+sink one model far beyond what the established votes from *other* days say, within some stretch of days (a
+rigging campaign), that group's votes on that model in that stretch are left out — only the battles the
+campaign picked, when it picked its opponents — and the leaderboard says how many. If leaving them out would
+move a model further than counting them, they are counted again and the leaderboard says that too. the leaderboard says how many. An arena's operator can also count signed-in votes only.
 """
 
 # The votes dataset's licence, as its card (sciarena/votes/dataset_card.md, ``license: cc-by-4.0``) states it.

@@ -1,4 +1,4 @@
-"""Campaign detection: many fresh voter ids pushing one model, seen in aggregate, not voter by voter.
+"""Campaign detection: many voter ids pushing one model, seen in aggregate, not voter by voter.
 
 Why aggregate. A rigging campaign (Min et al., ICML 2025, "Improving Your Model Ranking on Chatbot
 Arena by Vote Rigging") needs no voter with a history: 300 ids with two votes each are invisible to
@@ -11,20 +11,27 @@ votes, an anonymous one (browser key or session: ``anon-``) with at least ``ANON
 votes, the first of them at least ``ANON_AGE_S`` earlier (when times are known). Votes without a
 voter id (the released data) are history. Every other vote is *new*.
 
-The test, per model m and per stretch of time (the published filter, Min et al.: the new votes'
-likelihood under the Bradley–Terry ratings fitted on the established votes, the history): m's points
-in its new votes within a window minus their expectation under those ratings, over the variance of
-the votes plus that of the fitted ratings (their inverse Fisher information), one side for a lift and
-one for a sink (a campaign can push rivals down: the "omnipresent" attack). The windows are 1, 2, 4 …
-days long (``WINDOW_S``; counted in votes when untimed), stepping back from the last vote by half
-their length, so a campaign is compared with the few honest new votes of its own days rather than
-diluted by months of them; a window is tested when it holds ``MIN_NEW`` decisive new votes on m.
-Bonferroni over every (model, window, side) tested — Holm's first step — keeps the chance of
-reporting any campaign in an honest history at ``alpha`` (measured over seeds:
-benchmarks/bench_rigging.py). Detection is stepwise: the most significant window is taken, its
-votes set aside, and the rest tested again, so that the opponents a campaign beat are not reported
-as campaigns of their own. New votes are tested against the established ones only, never against
-votes already set aside.
+The test, per cohort (votes of new ids; votes of established ids), per model m and per stretch of time
+(the published filter, Min et al.: the votes' likelihood under Bradley–Terry ratings fitted on other
+votes): m's points in the cohort's votes within a window minus their expectation under the ratings of
+the established votes *outside that window*, over the variance of the votes plus that of those ratings
+(their inverse Fisher information under a weak prior: ``reference``), one side for a lift and one for
+a sink (a campaign can push rivals down: the "omnipresent" attack). Leaving the window out keeps a
+campaign out of its own reference: ids that aged with honest votes and then vote for a target are
+established, so with an all-time reference their votes would lift the target there and make honest
+newcomers' votes on it look like a sink campaign (the filter would double the attack). Established ids
+are tested too, for the same reason. The windows are 1, 2, 4 … days long (``WINDOW_S``; counted in
+votes when untimed), stepping back from the last vote by half their length, so a campaign is compared
+with the few honest votes of its own days rather than diluted by months of them; a window is tested
+when it holds ``MIN_NEW`` decisive cohort votes on m and leaves at least ``REFERENCE_SHARE`` of the
+reference outside it. Bonferroni over every (cohort, model, window, side) tested — Holm's first step
+— keeps the chance of reporting any campaign in an honest history at ``alpha`` (measured over seeds:
+benchmarks/bench_rigging.py, benchmarks/bench_campaigns.py). Detection is stepwise: the most significant window
+is taken, its votes set aside (out of the reference too), and the rest tested again, so that the
+opponents a campaign beat are not reported as campaigns of their own. Before it is taken, a window of
+the other side on the same model is tried as its explanation (``_explains``): a campaign in one stretch
+still sits in the reference of every other stretch, and when setting it aside makes the first window
+ordinary, it is the campaign.
 
 What is left out: the new votes on the detected model in its window, wins and losses alike, so the
 model is not biased either way by the choice — and when the campaign picked its battles (opponents
@@ -35,13 +42,15 @@ that model in those days (the benchmark measures how many); their other votes co
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 import numpy as np
 from scipy.stats import binom, norm
 
-from sciarena.board.bradley_terry import aggregate, fit_counts
+from sciarena.science.quality.guard import guard
+from sciarena.science.quality.reference import References, leave_window_out
 from sciarena.votes.schema import OUTCOME_A, OUTCOME_B
 from sciarena.votes.voter import SIGNED_IN_PREFIX
 
@@ -53,6 +62,12 @@ WINDOW_VOTES = 250  # the same when votes are untimed, counted in votes
 CONCENTRATION = 0.01  # the opponents a campaign picked: binomial p ≤ this over the number of models
 KEEN = 0.01  # an id whose votes are on one model more often than this chance allows: it picked that model
 MIN_NEW = 20  # new decisive votes on a model before it is tested: no test on a handful
+# Reference battles a model needs before its votes are tested: with fewer, its reference rating rests on a
+# handful of votes, the linearised variance is far too small (a small arena of casual voters: 4 of 10
+# honest seeds reported a campaign) and the weak prior alone does not make up for it.
+MIN_REFERENCE = 50
+REFERENCE_SHARE = 0.5  # a window is tested only when it leaves half the reference votes outside it
+COHORTS = ("new", "established")
 LIKELIHOOD = "likelihood"
 LIFT, SINK = "lift", "sink"
 
@@ -63,16 +78,20 @@ class Campaign:
 
     model: str
     direction: str  # LIFT or SINK
+    cohort: str  # whose votes: "new" ids or "established" ones (e.g. ids aged with honest votes first)
     votes: int  # new votes in battles with the model: left out of the default board
     voter_ids: int  # distinct voters among them
     since: str  # ISO time of the first of them that went the campaign's way ("" when untimed)
     until: str  # ISO time of the last of them
     test: str  # the test that fired (LIKELIHOOD: the windowed score test)
     p: float  # its Holm-adjusted p-value
+    counted_again: bool = False  # the guard found leaving it out would make the board worse (guard.py)
+    warning: str = ""  # the guard's remark, said on the board ("" none)
 
     def to_dict(self) -> dict[str, object]:
-        return {"model": self.model, "direction": self.direction, "votes": self.votes,
-                "voter_ids": self.voter_ids, "since": self.since, "until": self.until, "test": self.test, "p": self.p}
+        return {"model": self.model, "direction": self.direction, "cohort": self.cohort, "votes": self.votes,
+                "voter_ids": self.voter_ids, "since": self.since, "until": self.until, "test": self.test, "p": self.p,
+                "counted_again": self.counted_again, "warning": self.warning}
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,27 +145,14 @@ def _score_for(model: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray) ->
     return np.where(won, 1.0, np.where(lost, 0.0, 0.5))
 
 
-def _history_fit(n_models: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """θ of the established votes, the pseudo-inverse of its Fisher information (the ratings' covariance)
-    and each model's share of battles with each opponent (add-one smoothed; rows sum to 1)."""
-    counts = aggregate(a, b, outcome, n_models)
-    theta, _ = fit_counts(counts)
-    _, battles = counts.totals()
-    i, j, n = counts.pair_i, counts.pair_j, battles[0]
-    mu = 1.0 / (1.0 + np.exp(theta[j] - theta[i]))
-    w = n * mu * (1.0 - mu)
-    info = np.zeros((n_models, n_models))
-    np.add.at(info, (i, j), -w)
-    np.add.at(info, (j, i), -w)
-    np.add.at(info, (i, i), w)
-    np.add.at(info, (j, j), w)
+def _battle_shares(n_models: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Each model's share of battles with each opponent among the votes (add-one smoothed; rows sum to 1)."""
     met = np.zeros((n_models, n_models))
-    np.add.at(met, (i, j), n)
+    np.add.at(met, (a, b), 1.0)
     met += met.T
     share = (met + 1.0) / (met.sum(axis=1, keepdims=True) + n_models - 1)
     np.fill_diagonal(share, 0.0)
-    return theta, np.linalg.pinv(info), share
+    return share
 
 
 def _spans(pos: np.ndarray, shortest: float) -> tuple[np.ndarray, np.ndarray]:
@@ -170,38 +176,62 @@ def _spans(pos: np.ndarray, shortest: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _scan(m: int, a: np.ndarray, b: np.ndarray, outcome: np.ndarray, tested: np.ndarray, pos: np.ndarray,
-          starts: np.ndarray, stops: np.ndarray, theta: np.ndarray, cov: np.ndarray
-          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The likelihood test of m's tested new votes in every window holding ``MIN_NEW`` decisive ones:
-    (rows of m's tested votes, window bounds lo/hi into those rows, z per window). z is m's points minus
-    their expectation under the history's ratings, over the variance of the votes plus that of the
-    fitted ratings (the gradient through their covariance, the inverse Fisher information)."""
+          starts: np.ndarray, stops: np.ndarray, refs: References
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The likelihood test of m's tested votes in every window holding ``MIN_NEW`` decisive ones:
+    (rows of m's tested votes, window bounds lo/hi into those rows, z and shift per window; the shift is
+    the one-step estimate of how far the window's votes put m from its reference rating). z is m's points minus
+    their expectation under the ratings fitted without the window, over the variance of the votes plus
+    that of those ratings (the gradient through their covariance, the inverse Fisher information)."""
     rows = np.flatnonzero(((a == m) | (b == m)) & tested)
     empty = np.zeros(0, dtype=np.int64)
     if rows.size < MIN_NEW:
-        return rows, empty, empty, np.zeros(0)
+        return rows, empty, empty, np.zeros(0), np.zeros(0)
     opp = np.where(a[rows] == m, b[rows], a[rows])
-    mu = 1.0 / (1.0 + np.exp(theta[opp] - theta[m]))
     s = _score_for(m, a[rows], b[rows], outcome[rows])
-    slope = mu * (1.0 - mu)
     decisive = np.r_[0, np.cumsum((outcome[rows] == OUTCOME_A) | (outcome[rows] == OUTCOME_B))]
     lo = np.searchsorted(pos[rows], starts, side="right")
     hi = np.searchsorted(pos[rows], stops, side="right")
-    keep = decisive[hi] - decisive[lo] >= MIN_NEW
-    pairs = np.unique(np.stack([lo[keep], hi[keep]], axis=1), axis=0)  # the same votes are one test
-    if pairs.size == 0:
-        return rows, empty, empty, np.zeros(0)
-    lo, hi = pairs[:, 0], pairs[:, 1]
-    u = np.r_[0.0, np.cumsum(s - mu)]
-    v = np.r_[0.0, np.cumsum(slope)]
-    grad = np.zeros((rows.size + 1, theta.size))
-    grad[np.arange(1, rows.size + 1), opp] = -slope
-    grad[1:, m] = slope
-    grad = np.cumsum(grad, axis=0)
-    g = grad[hi] - grad[lo]
-    var = v[hi] - v[lo] + np.einsum("wi,ij,wj->w", g, cov, g)
-    z = (u[hi] - u[lo]) / np.sqrt(np.maximum(var, 1e-12))
-    return rows, lo, hi, z
+    keep = (decisive[hi] - decisive[lo] >= MIN_NEW) & refs.usable & (refs.battles[:, m] >= MIN_REFERENCE)
+    if not keep.any():
+        return rows, empty, empty, np.zeros(0), np.zeros(0)
+    # the same votes are one test (against the reference of the shortest window holding them)
+    _, first = np.unique(np.stack([lo[keep], hi[keep]], axis=1), axis=0, return_index=True)
+    window = np.flatnonzero(keep)[np.sort(first)]
+    lo, hi = lo[window], hi[window]
+    n_models = refs.theta.shape[1]
+    met = np.zeros((rows.size + 1, n_models))
+    met[np.arange(1, rows.size + 1), opp] = 1.0
+    met = np.cumsum(met, axis=0)
+    n = met[hi] - met[lo]  # (windows, opponents): m's tested battles against each in the window
+    theta = refs.theta[window]
+    mu = 1.0 / (1.0 + np.exp(theta - theta[:, [m]]))  # P(m beats o) under each window's reference
+    slope = n * mu * (1.0 - mu)
+    u = np.r_[0.0, np.cumsum(s)]
+    g = -slope
+    g[:, m] = slope.sum(axis=1)
+    var = slope.sum(axis=1) + np.einsum("wi,wij,wj->w", g, refs.cov[window], g)
+    excess = u[hi] - u[lo] - (n * mu).sum(axis=1)
+    z = excess / np.sqrt(np.maximum(var, 1e-12))
+    return rows, lo, hi, z, excess / np.maximum(slope.sum(axis=1), 1e-12)
+
+
+def _candidates(a: np.ndarray, b: np.ndarray, outcome: np.ndarray, tested: list[np.ndarray] | tuple[np.ndarray, ...],
+                taken: np.ndarray, pos: np.ndarray, starts: np.ndarray, stops: np.ndarray, refs: References
+                ) -> tuple[list[tuple[float, float, int, str, int, np.ndarray]], int]:
+    """Per (cohort, model not taken, side): its most significant window as (p, |shift|, model, side,
+    cohort, its votes); and the number of tests run."""
+    n_tests = 0
+    candidates: list[tuple[float, float, int, str, int, np.ndarray]] = []
+    for c, mask in enumerate(tested):
+        for m in np.flatnonzero(~taken[c]).tolist():
+            rows, lo, hi, z, shift = _scan(m, a, b, outcome, mask, pos, starts, stops, refs)
+            n_tests += 2 * z.size
+            for direction, p in ((LIFT, norm.sf(z)), (SINK, norm.cdf(z))):
+                if z.size:
+                    k = int(np.argmin(p))
+                    candidates.append((float(p[k]), abs(float(shift[k])), m, direction, c, rows[lo[k]:hi[k]]))
+    return candidates, n_tests
 
 
 def _picked(m: int, chosen: np.ndarray, every: np.ndarray, a: np.ndarray, b: np.ndarray, voter: np.ndarray,
@@ -231,7 +261,33 @@ def _picked(m: int, chosen: np.ndarray, every: np.ndarray, a: np.ndarray, b: np.
     return every[np.isin(voter[every], keen)]
 
 
-def _record(model: str, direction: str, votes: np.ndarray, p: float, m: int, a: np.ndarray, b: np.ndarray,
+def _explains(n_models: int, m: int, direction: str, chosen: np.ndarray, significant: list, a: np.ndarray, b: np.ndarray,
+              outcome: np.ndarray, tested: np.ndarray, reference: np.ndarray, pos: np.ndarray, starts: np.ndarray,
+              stops: np.ndarray, n_tests: int, alpha: float) -> tuple | None:
+    """The other side's campaign on m that explains this one, if any. Votes that lift m in one stretch
+    lift it in the reference of every other stretch, so m's honest votes there look like a sink (and the
+    other way round). When a significant window of the opposite side on m is made of reference votes and,
+    with them out of the reference, ``chosen``'s window is no longer significant, that window is the
+    campaign."""
+    rivals = sorted((x for x in significant if x[2] == m and x[3] != direction and reference[x[5]].any()
+                     and not np.isin(x[5], chosen).any()), key=lambda x: x[0])
+    if not rivals:
+        return None
+    rival = rivals[0]
+    without = reference.copy()
+    without[rival[5]] = False
+    lo_t, hi_t = pos[chosen].min(), pos[chosen].max()
+    window = np.flatnonzero((starts < lo_t) & (stops >= hi_t))  # the windows holding the chosen votes
+    window = window[np.argsort(stops[window] - starts[window])][:1]
+    refs = leave_window_out(n_models, a, b, outcome, pos, without, starts[window], stops[window], REFERENCE_SHARE)
+    _, _, _, z, _ = _scan(m, a, b, outcome, tested, pos, starts[window], stops[window], refs)
+    if z.size == 0:
+        return rival
+    p = float(norm.sf(z).min() if direction == LIFT else norm.cdf(z).min())
+    return rival if p * n_tests > alpha else None
+
+
+def _record(model: str, direction: str, cohort: str, votes: np.ndarray, p: float, m: int, a: np.ndarray, b: np.ndarray,
             outcome: np.ndarray, voter: np.ndarray, t: np.ndarray) -> Campaign:
     """The report of one campaign: its votes (a mask), ids, first vote its way, last vote, p."""
     s = _score_for(m, a, b, outcome)
@@ -239,7 +295,7 @@ def _record(model: str, direction: str, votes: np.ndarray, p: float, m: int, a: 
     timed = votes & np.isfinite(t)
     first = float(t[way].min()) if way.any() else float("nan")
     last = float(t[timed].max()) if timed.any() else float("nan")
-    return Campaign(model, direction, int(votes.sum()), int(np.unique(voter[votes]).size), _iso(first),
+    return Campaign(model, direction, cohort, int(votes.sum()), int(np.unique(voter[votes]).size), _iso(first),
                     _iso(last), LIKELIHOOD, p)
 
 
@@ -258,45 +314,55 @@ def detect_campaigns(models: tuple[str, ...], voters: tuple[str, ...], voter: np
     n, n_models = a.shape[0], len(models)
     new = new_votes(voters, voter, times)
     drop = np.zeros(n, dtype=bool)
-    if not new.any() or new.all():
-        return CampaignCheck((), drop, new, alpha)
     old = ~new
-    theta, cov, share = _history_fit(n_models, a[old], b[old], outcome[old])
+    if not old.any() or not (voter >= 0).any():
+        return CampaignCheck((), drop, new, alpha)
+    share = _battle_shares(n_models, a[old], b[old])
     fresh = np.bincount(voter[old & (voter >= 0)], minlength=max(int(voter.max()) + 1, 0)) == 0  # never established
     rate = (np.bincount(a[old], minlength=n_models) + np.bincount(b[old], minlength=n_models) + 1.0) / (
         old.sum() + n_models)  # the share of the history's battles each model plays in
     t = np.full(n, np.nan) if times is None else np.asarray(times, dtype=np.float64)
-    timed = bool(np.isfinite(t[new]).all())
+    timed = bool(np.isfinite(t).all())
     pos = t if timed else np.arange(n, dtype=np.float64)  # untimed: windows counted in votes
-    starts, stops = _spans(pos[new], WINDOW_S if timed else float(WINDOW_VOTES))
-    tested = new.copy()
-    taken = np.zeros(n_models, dtype=bool)  # a model's whole window taken: the rest of its new votes count
-    pieces: dict[tuple[int, str], tuple[np.ndarray, float]] = {}  # (model, direction) → (its votes, p)
-    for _ in range(2 * n_models):
-        n_tests = 0
-        best: tuple[float, int, str, np.ndarray] | None = None  # (p, model, direction, votes)
-        for m in np.flatnonzero(~taken).tolist():
-            rows, lo, hi, z = _scan(m, a, b, outcome, tested, pos, starts, stops, theta, cov)
-            n_tests += 2 * z.size
-            for direction, p in ((LIFT, norm.sf(z)), (SINK, norm.cdf(z))):
-                k = int(np.argmin(p)) if z.size else -1
-                if k >= 0 and (best is None or p[k] < best[0]):
-                    best = (float(p[k]), m, direction, rows[lo[k]:hi[k]])
-        if best is None:
+    cohorts = (new, old & (voter >= 0))  # new ids, and established ones: each tested against the rest's past
+    scanned = new if new.any() else cohorts[1]
+    starts, stops = _spans(pos[scanned], WINDOW_S if timed else float(WINDOW_VOTES))
+    tested = [c.copy() for c in cohorts]
+    reference = old.copy()  # established votes not set aside
+    refs = leave_window_out(n_models, a, b, outcome, pos, reference, starts, stops, REFERENCE_SHARE)
+    taken = np.zeros((len(cohorts), n_models), dtype=bool)  # a window taken whole: the rest of m's votes count
+    pieces: dict[tuple[int, str, int], tuple[np.ndarray, float]] = {}  # (model, direction, cohort) → (votes, p)
+    for _ in range(2 * n_models * len(cohorts)):
+        candidates, n_tests = _candidates(a, b, outcome, tested, taken, pos, starts, stops, refs)
+        significant = [x for x in candidates if x[0] * n_tests <= alpha]  # Holm's first step
+        if not significant:
             break
-        p_best, m, direction, chosen = best
-        adjusted = min(1.0, p_best * n_tests)  # Holm's first step: the smallest p times the tests run
-        if adjusted > alpha:
-            break
-        every = np.flatnonzero(((a == m) | (b == m)) & tested)
+        p_best, _, m, direction, c, chosen = min(significant, key=lambda x: x[0])
+        rival = _explains(n_models, m, direction, chosen, significant, a, b, outcome, tested[c], reference, pos, starts,
+                          stops, n_tests, alpha)
+        if rival is not None:
+            p_best, _, m, direction, c, chosen = rival
+        adjusted = min(1.0, p_best * n_tests)
+        every = np.flatnonzero(((a == m) | (b == m)) & tested[c])
         part = _picked(m, chosen, every, a, b, voter, fresh, share, rate)
-        votes, p_first = pieces.get((m, direction), (np.zeros(n, dtype=bool), adjusted))
+        votes, p_first = pieces.get((m, direction, c), (np.zeros(n, dtype=bool), adjusted))
         votes[part] = True  # a campaign found in parts (picked battles first) is one campaign
-        pieces[(m, direction)] = (votes, min(p_first, adjusted))
-        tested[part] = False
-        taken[m] = np.isin(chosen, part).all()  # after a picked part, the rest of m's window is tested again
-    found = [_record(models[m], direction, votes, p, m, a, b, outcome, voter, t)
-             for (m, direction), (votes, p) in pieces.items()]
+        pieces[(m, direction, c)] = (votes, min(p_first, adjusted))
+        tested[c][part] = False
+        taken[c, m] = np.isin(chosen, part).all()  # after a picked part, the rest of m's window is tested again
+        if reference[part].any():  # established votes set aside: the reference changes
+            reference[part] = False
+            refs = leave_window_out(n_models, a, b, outcome, pos, reference, starts, stops, REFERENCE_SHARE)
+    found = []
+    every_piece = np.zeros(n, dtype=bool)
     for votes, _ in pieces.values():
-        drop |= votes
+        every_piece |= votes
+    for (m, direction, c), (votes, p) in pieces.items():
+        others = every_piece & ~votes
+        verdict = guard(n_models, m, votes, others, old, a, b, outcome, pos, models[m])
+        found.append(dataclasses.replace(_record(models[m], direction, COHORTS[c], votes, p, m, a, b, outcome,
+                                                 voter, t), counted_again=verdict.counted_again,
+                                         warning=verdict.warning))
+        if not verdict.counted_again:
+            drop |= votes
     return CampaignCheck(tuple(found), drop, new, alpha)

@@ -57,6 +57,7 @@ class QualityReport:
     skipped: Mapping[str, int] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     campaigns: tuple[Any, ...] = ()  # campaign.Campaign records (detected over all voters, not per voter)
+    voter_correction: str = "none"  # over voters ("benjamini-hochberg": check.over_voters); within a voter: correction
 
     @property
     def flagged(self) -> tuple[str, ...]:
@@ -82,6 +83,7 @@ def to_dict(report: QualityReport) -> dict[str, Any]:
         "seed": report.seed,
         "tests": list(report.tests),
         "correction": report.correction,
+        "voter_correction": report.voter_correction,
         "total_votes": report.total_votes,
         "unchecked_votes": report.unchecked_votes,
         "skipped": dict(report.skipped),
@@ -109,16 +111,17 @@ def format_table(report: QualityReport) -> str:
     out = [line(head), line(["-" * w for w in widths])] + [line(r) for r in body] if body else []
     out.append("")
     out.append(f"{len(report.flagged)} of {len(report.voters)} voters flagged "
-               f"(α = {report.alpha:g}, {report.correction} over {', '.join(report.tests)}; "
+               f"(α = {report.alpha:g}, {report.correction} over {', '.join(report.tests)}, "
+               f"{report.voter_correction} over voters; "
                f"seed {report.seed}); p columns are adjusted")
     out.append(f"{report.total_votes} votes, {report.unchecked_votes} without a voter id (kept, unchecked)")
     if report.skipped:
         out.append("skipped: " + ", ".join(f"{k}: {n}" for k, n in report.skipped.items()))
     for c in report.campaigns:
-        out.append(f"campaign: {c.votes} new vote(s) from {c.voter_ids} voter id(s) {c.direction} {c.model} "
-                   f"from {c.since or 'an unknown time'} to {c.until or 'an unknown time'} "
+        out.append(f"campaign: {c.votes} vote(s) from {c.voter_ids} {c.cohort} voter id(s) "
+                   f"{c.direction} {c.model} from {c.since or 'an unknown time'} to {c.until or 'an unknown time'} "
                    f"({c.test} test, adjusted p = {c.p:.3g}); "
-                   "left out of the default board")
+                   + (c.warning or "left out of the default board"))
     if not report.campaigns and report.voters:
         out.append("no campaign detected (new voter ids' results per model, in every stretch of time, match the ratings of the established voters')")
     out.extend(report.notes)

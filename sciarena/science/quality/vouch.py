@@ -51,13 +51,16 @@ def vouch_mask(table: VoteTable, *, include_flagged: bool = False, include_redac
     voter = table.voter if table.voter is not None else np.full(n, -1, dtype=np.int32)
     flagged = np.zeros(n, dtype=bool)
     campaign = np.zeros(n, dtype=bool)
-    n_flagged = checked = n_campaigns = 0
+    n_flagged = checked = n_campaigns = n_again = 0
+    warnings: tuple[str, ...] = ()
     if (voter >= 0).any():
         stamps = np.where(np.isnan(table.timestamp), np.inf, table.timestamp)
         order = np.argsort(stamps, kind="stable")  # stable: file order among equal times
         found = detect_campaigns(table.models, table.voters, voter[order].astype(np.int64), table.a[order],
                                  table.b[order], table.outcome[order], table.timestamp[order], alpha=alpha)
         n_campaigns = len(found.campaigns)
+        n_again = sum(c.counted_again for c in found.campaigns)
+        warnings = tuple(f"{c.direction} {c.model}: {c.warning}" for c in found.campaigns if c.warning)
         campaign[order] = found.drop
         arrays = VoteArrays(table.models, table.voters, voter[order].astype(np.int64),
                             table.a[order].astype(np.int64), table.b[order].astype(np.int64),
@@ -79,7 +82,8 @@ def vouch_mask(table: VoteTable, *, include_flagged: bool = False, include_redac
         anonymous = (voter >= 0) & ~signed[voter]  # no voter id: the released history, kept
     drop = ((flagged | campaign) & (not include_flagged)) | (redacted & (not include_redacted)) | anonymous
     excluded = Exclusions(
-        campaigns=n_campaigns, campaign_votes=int(campaign.sum()), anonymous_votes=int(anonymous.sum()),
+        campaigns=n_campaigns, campaign_votes=int(campaign.sum()), campaigns_counted_again=n_again,
+        campaign_warnings=warnings, anonymous_votes=int(anonymous.sum()),
         flagged_voters=n_flagged, flagged_votes=int(flagged.sum()), redacted_votes=int(redacted.sum()),
         left_out=int(drop.sum()), checked_voters=checked, unchecked_votes=int((voter < 0).sum()),
         include_flagged=include_flagged, include_redacted=include_redacted, alpha=alpha, seed=seed)

@@ -1,0 +1,137 @@
+"""The campaign filter can only help (issue 33): a window is tested against the board fitted without it,
+established ids are tested too, a model without established votes has a prior's variance (never zero),
+and the guard counts a campaign's votes again when leaving them out would move a model further than
+counting them.
+
+Histories: rigging's honest history (Table 2 ratings) plus votes written here — the attack is cast by
+ids that are *established* (they voted honestly for weeks), which the previous filter took as its
+reference."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sciarena.board.bradley_terry import fit_counts, table_counts, to_elo
+from sciarena.board.table import VoteTable
+from sciarena.science.quality.campaign import detect_campaigns
+from sciarena.science.quality.guard import guard
+from sciarena.science.quality.reference import ridged_fit
+from sciarena.science.quality.rigging import rigged_history
+from sciarena.science.quality.synthetic import TABLE2_RATINGS
+from sciarena.science.quality.vouch import vouch_mask
+from sciarena.votes.schema import OUTCOME_A, OUTCOME_B
+
+DAY = 86400.0
+
+
+def with_votes(table: VoteTable, voter: np.ndarray, a: np.ndarray, b: np.ndarray, outcome: np.ndarray,
+               times: np.ndarray) -> tuple[VoteTable, np.ndarray]:
+    """``table`` plus the given votes, in time order; and which votes are the added ones."""
+    n = table.n_votes + a.size
+    added = np.r_[np.zeros(table.n_votes, bool), np.ones(a.size, bool)]
+    t = np.r_[table.timestamp, times]
+    order = np.argsort(t, kind="stable")
+    pad = {k: np.r_[v, np.full((a.size, 2), np.nan, np.float32)][order] for k, v in table.features.items()}
+    out = dataclasses.replace(
+        table, a=np.r_[table.a, a].astype(np.int32)[order], b=np.r_[table.b, b].astype(np.int32)[order],
+        outcome=np.r_[table.outcome, outcome].astype(np.int8)[order], timestamp=t[order],
+        subject=np.full(n, -1, np.int32), question_type=np.full(n, -1, np.int32), features=pad,
+        voter=np.r_[table.voter, voter].astype(np.int32)[order])
+    return out, added[order]
+
+
+def aged_attack(seed: int, ids: int, each: int) -> tuple[VoteTable, np.ndarray, int]:
+    """Established voters of the honest history (40 votes over 60 days each) turn: in the last two days
+    ``ids`` of them cast ``each`` votes for the target only."""
+    rig = rigged_history(None, seed=seed)
+    table, target = rig.table, rig.target
+    rng = np.random.default_rng(1000 + seed)
+    n = ids * each
+    voter = np.repeat(rng.choice(400, ids, replace=False), each)  # codes 0–399: the established voters
+    other = (target + rng.integers(1, len(table.models), n)) % len(table.models)
+    left = rng.random(n) < 0.5
+    end = float(table.timestamp.max())
+    times = rng.uniform(end - 2 * DAY, end, n)
+    return (*with_votes(table, voter, np.where(left, target, other), np.where(left, other, target),
+                        np.where(left, OUTCOME_A, OUTCOME_B), times), target)
+
+
+def elo_of(table: VoteTable, keep: np.ndarray, model: int) -> float:
+    return float(to_elo(fit_counts(table_counts(table, keep))[0])[model])
+
+
+@pytest.mark.parametrize("seed", [11, 12])
+def test_established_ids_that_turn_are_the_campaign_not_the_honest_newcomers(seed):
+    table, attack, target = aged_attack(seed, 30, 20)
+    found = detect_campaigns(table.models, table.voters, table.voter, table.a, table.b, table.outcome,
+                             table.timestamp)
+    assert [(c.model, c.direction, c.cohort) for c in found.campaigns] == [
+        (table.models[target], "lift", "established")]
+    assert found.drop[attack].mean() >= 0.95
+    honest = elo_of(table, ~attack, target)
+    every = elo_of(table, np.ones(table.n_votes, bool), target) - honest
+    drop, _ = vouch_mask(table)
+    default = elo_of(table, ~drop, target) - honest
+    assert every > 100 and abs(default) <= 15
+
+
+def test_a_model_without_established_votes_has_a_prior_variance_not_zero():
+    a, b = np.array([0, 1, 0, 1] * 50), np.array([1, 2, 2, 0] * 50)
+    theta, cov = ridged_fit(4, a, b, np.zeros(a.size, np.int64))  # model 3 never played
+    assert abs(theta[3]) < 1e-9 and cov[3, 3] > 1.0  # a 400-Elo prior: var (ln 10)² ≈ 5.3 natural units
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=st.integers(20, 10_000), lead=st.floats(0.0, 150.0))
+def test_a_new_model_whose_first_votes_all_come_from_new_ids_keeps_them(seed, lead):
+    """A model that did not exist before the last two days, stronger than or as strong as the top,
+    rated only by new ids: no campaign, every vote counts."""
+    rig = rigged_history(None, seed=seed)
+    table = rig.table
+    rng = np.random.default_rng(seed)
+    newcomer = dataclasses.replace(table, models=table.models + ("newcomer",))
+    m = len(table.models)
+    n = 900
+    strength = 1151.4 + lead
+    opp = rng.integers(0, m, n)
+    p = 1.0 / (1.0 + 10.0 ** ((np.asarray(TABLE2_RATINGS)[opp] - strength) / 400.0))
+    wins = rng.random(n) < p
+    ids = len(table.voters) + np.arange(n) // 3
+    newcomer = dataclasses.replace(newcomer, voters=table.voters + tuple(f"anon-early{k:04d}" for k in range(n // 3)))
+    end = float(table.timestamp.max())
+    full, added = with_votes(newcomer, ids, np.full(n, m), opp, np.where(wins, OUTCOME_A, OUTCOME_B),
+                             rng.uniform(end - 2 * DAY, end, n))
+    found = detect_campaigns(full.models, full.voters, full.voter, full.a, full.b, full.outcome, full.timestamp)
+    assert found.drop[added].mean() <= 0.05
+
+
+def test_the_guard_counts_again_a_campaign_whose_removal_moves_a_model_further():
+    """Hand the guard the wrong campaign — honest newcomers' votes on the target in an aged attack —
+    and it counts them again; hand it the attack and it leaves it out."""
+    table, attack, target = aged_attack(13, 30, 20)
+    a, b, o = table.a.astype(np.int64), table.b.astype(np.int64), table.outcome.astype(np.int64)
+    on_target = (a == target) | (b == target)
+    end = float(table.timestamp.max())
+    honest_recent = on_target & ~attack & (table.timestamp > end - 30 * DAY)
+    none = np.zeros(table.n_votes, bool)
+    wrong = guard(len(table.models), target, honest_recent, none, ~honest_recent, a, b, o, table.timestamp, "t")
+    right = guard(len(table.models), target, attack, none, ~attack, a, b, o, table.timestamp, "t")
+    assert wrong.counted_again and "further" in wrong.warning
+    assert not right.counted_again
+
+
+@pytest.mark.parametrize("seed", [31, 32])
+def test_an_honest_history_s_default_board_is_within_five_elo_of_every_vote(seed):
+    """Benjamini–Hochberg over voters: on an honest history almost no voter is flagged (a per-voter α
+    flagged ~2 % of them), so no model moves more than 5 Elo against counting every vote."""
+    table = rigged_history(None, seed=seed).table
+    drop, excluded = vouch_mask(table)
+    every = to_elo(fit_counts(table_counts(table))[0])
+    default = to_elo(fit_counts(table_counts(table, ~drop))[0])
+    assert excluded.campaigns == 0 and drop.mean() <= 0.005
+    assert np.abs(default - every).max() <= 5.0
