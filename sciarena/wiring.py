@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from sciarena.answer.editor import LLMPostprocessor
 from sciarena.arena.labels.at_vote import open_arena_labeller
-from sciarena.arena.rules import Arena, ArenaSession, Ballot
+from sciarena.arena.rules import EXPIRED, Arena, ArenaSession, Ballot
 from sciarena.arena.runner import BattleRunner
 from sciarena.arena.sampler_feed import SamplerFeed
 from sciarena.arena.sampling import SamplerState
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 
 # What the UI uses of the stages below, named here so that ui/ imports this module, the board service and
 # its presentation, answer helpers and core only (the import contracts in pyproject.toml check it).
-__all__ = ["ASKER_FIELDS", "BattleArchive", "bibtex", "papers_of", "ris", "voter_id", "AUDIT_LABELS", "BOTH_BAD", "CONSENT_LABEL", "OUTCOME_NAMES", "TOP_MODEL_LOST", "DataStats", "Tally", "Arena", "ArenaSession", "Ballot", "ReviewDesk",
+__all__ = ["ASKER_FIELDS", "BattleArchive", "bibtex", "papers_of", "ris", "voter_id", "AUDIT_LABELS", "BOTH_BAD", "CONSENT_LABEL", "OUTCOME_NAMES", "TOP_MODEL_LOST", "DataStats", "Tally", "Arena", "ArenaSession", "Ballot", "EXPIRED", "ReviewDesk",
            "ReviewSession", "Services", "Visitor", "build_services", "client_address", "open_board"]
 
 log = logging.getLogger(__name__)
