@@ -194,12 +194,13 @@ def model_facts(pool: Pool) -> dict[str, ModelFacts]:
             for s in _every_spec(pool)}
 
 
-def data_stats(files: Sequence[Path], ranked: Sequence[str], vouching: Vouching) -> DataStats:
+def data_stats(files: Sequence[Path], ranked: Sequence[str], vouching: Vouching,
+               board_models: int | None = None) -> DataStats:
     """The Leaderboard tab's Data section: the columnar copy with texts gives the `stats` command's
     numbers from its records, 0.03 s warm on 100,000 votes instead of 7.5 s for the records. It counts
     the board's votes: ``vouching`` is the board service's mask over them."""
     raw = read_columns(list(files), copy=True, strict=False, texts=True).columns
-    return stats_from_columns(raw, ranked=list(ranked), board_vouching=vouching)
+    return stats_from_columns(raw, ranked=list(ranked), board_vouching=vouching, board_models=board_models)
 
 
 def open_board(votes: VoteSource, pool: Pool, *, clock: Callable[[], float] | None = None,
