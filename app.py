@@ -20,4 +20,4 @@ if __name__ == "__main__":
     logging.getLogger("sciarena").info("built in %.1f s: %d models can battle", services.started_in_s,
                                        len(services.pool.active))
     services.start_background()  # Hub sync, Hub vote refresh, leaderboard cache warmer
-    build_app(services).queue(default_concurrency_limit=16).launch(**launch_kwargs())
+    build_app(services).queue(default_concurrency_limit=16).launch(**launch_kwargs(services.settings))

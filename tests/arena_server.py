@@ -36,7 +36,7 @@ def running_arena(data_dir: Path, services: Services | None = None, *,
     demo = build_app(services).queue(default_concurrency_limit=16)
     port = free_port()
     demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True,
-                **launch_kwargs())
+                **launch_kwargs(services.settings))
     try:
         yield RunningArena(url=f"http://127.0.0.1:{port}/", services=services, data_dir=data_dir)
     finally:

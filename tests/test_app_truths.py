@@ -6,6 +6,7 @@ import logging
 from dataclasses import replace
 
 import gradio as gr
+import pytest
 
 from sciarena.core.settings import Settings
 from sciarena.ui.about import about_markdown
@@ -36,3 +37,13 @@ def test_about_says_the_board_is_kept_until_the_votes_change(make_services):
     text = about_markdown(services)
     assert "whenever the page loads" not in text
     assert "kept until the votes change" in text
+
+
+def test_the_sessions_gradio_holds_are_bounded_by_one_setting():
+    from sciarena.ui.app import launch_kwargs
+
+    assert launch_kwargs(Settings.from_env({"SCIARENA_MAX_SESSIONS": "50"}))["state_session_capacity"] == 50
+    assert launch_kwargs(Settings())["state_session_capacity"] == Settings().max_sessions == 2000
+    for bad in ("0", "-3"):
+        with pytest.raises(ValueError, match="SCIARENA_MAX_SESSIONS must be a positive integer"):
+            Settings.from_env({"SCIARENA_MAX_SESSIONS": bad})

@@ -15,7 +15,7 @@ from sciarena.retrieval.corpus import read_corpus_file
 
 PAPERS = (
     Paper("p1", "Radioactivité & 50% of {odd} things: #1 naïve_x — a study", authors=("Marie Curie", "Pierre Curie"),
-          year=1903, venue="Annales de Chimie & Physique", doi="10.1000/x_y%z"),
+          year=1903, venue="Annales de Chimie & Physique", doi="10.1000/x_y.z(1)"),
     Paper("p2", "Attention Is All You Need", authors=("Ashish Vaswani", "Noam Shazeer", "Niki Parmar"), et_al=True,
           year=2017, url="https://arxiv.org/abs/1706.03762v5"),
     Paper("p3", "Attention is all you need again", authors=("Ashish Vaswani",), year=2017, venue="NeurIPS",
@@ -40,13 +40,13 @@ def test_bibtex_reads_back_with_bibtexparser():
     library = parsed(bibtex(PAPERS))
     assert library.failed_blocks == []
     entries = library.entries
-    assert [e.entry_type for e in entries] == ["article", "misc", "article", "misc", "misc"]
+    assert [e.entry_type for e in entries] == ["article", "misc", "inproceedings", "misc", "misc"]
     assert len({e.key for e in entries}) == 5  # the two Vaswani 2017 "attention" papers get distinct keys
     first = entries[0].fields_dict
     assert first["title"].value == PAPERS[0].title
     assert first["author"].value == "Marie Curie and Pierre Curie"
     assert (first["year"].value, first["journal"].value) == ("1903", "Annales de Chimie & Physique")
-    assert first["doi"].value == "10.1000/x_y%z"  # verbatim: not LaTeX-escaped
+    assert first["doi"].value == "10.1000/x_y.z(1)"  # verbatim: not LaTeX-escaped
     second = entries[1].fields_dict
     assert second["author"].value == "Ashish Vaswani and Noam Shazeer and Niki Parmar and others"
     assert (second["eprint"].value, second["archiveprefix"].value) == ("1706.03762v5", "arXiv")
@@ -98,14 +98,14 @@ def strict_ris(text: str) -> list[list[tuple[str, str]]]:
 def test_ris_parses_back_strictly_and_with_rispy():
     text = ris(PAPERS)
     strict = strict_ris(text)
-    assert [r[0] for r in strict] == [("TY", "JOUR"), ("TY", "GEN"), ("TY", "JOUR"), ("TY", "GEN"), ("TY", "GEN")]
+    assert [r[0] for r in strict] == [("TY", "JOUR"), ("TY", "GEN"), ("TY", "CONF"), ("TY", "GEN"), ("TY", "GEN")]
     entries = rispy.loads(text)
     assert len(entries) == 5
     first, second = entries[0], entries[1]
     assert first["title"] == PAPERS[0].title
     assert first["authors"] == ["Curie, Marie", "Curie, Pierre"]
     assert (first["year"], first["secondary_title"], first["doi"]) == ("1903", "Annales de Chimie & Physique",
-                                                                       "10.1000/x_y%z")
+                                                                       "10.1000/x_y.z(1)")
     assert second["urls"] == ["https://arxiv.org/abs/1706.03762v5"]
     assert "arXiv:1706.03762v5" in second["notes"]
     assert "authors" not in entries[3]

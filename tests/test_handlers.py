@@ -399,3 +399,21 @@ def test_consent_to_share_belongs_to_one_battle_and_locks_once_its_vote_is_store
     first, second = handlers.arena.store.records()
     assert (first["shared"], first["shared_reason"]) == (True, True)
     assert (second["shared"], second["shared_reason"]) == (False, False)  # the reason alone publishes nothing
+
+
+def test_a_vote_on_a_battle_the_session_no_longer_holds_says_it_expired(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    v = handlers.view
+    cleared = handlers.clear(0)
+    shown = [u[v.shown_battle] for u in handlers.battle_in_page(QUESTION, cleared[v.session], 1, "", VISITOR, None)
+             if v.shown_battle in u]
+    assert shown and len(set(shown)) == 1 and shown[0]  # the page knows which battle it shows
+    assert cleared[v.shown_battle] == ""  # and a new screen shows none
+    # Gradio forgot the session (SCIARENA_MAX_SESSIONS): its state is a fresh one, the page still shows the battle.
+    forgotten = handlers.vote_button("A")("", True, ArenaSession(), None, None, VISITOR, None, False, False, shown[0])
+    assert "expired" in forgotten[v.vote_error]
+    never = handlers.vote_button("A")("", True, ArenaSession(), None, None, VISITOR, None, False, False, "")
+    assert "no battle to vote on yet" in never[v.vote_error]
+    assert list(handlers.arena.store.records()) == []

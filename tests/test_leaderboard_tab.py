@@ -149,6 +149,9 @@ def test_the_data_section_is_computed_when_opened_and_once_per_change_of_the_vot
     assert "the voter judged both answers poor" in html and "went to the model outside" in html
     assert "<strong>Both bad: 1 (25.0%)</strong>" in html
     assert "fewer than the top 3" in html  # two models with fewer than 100 battles: no top models
+    # In the page's words (issue 31, finding 4): no command-line flag, and the count is of what the board lists.
+    assert "--min-battles" not in html and "--top" not in html and "leaderboard given" not in html
+    assert "0 of the 2 models on the leaderboard have at least 100 battles" in html
     assert tab.data() == html and tab.board.memo.computed == 5  # no new vote: a lookup
     assert tab.data_if_open(False) == gr.update() and tab.board.memo.computed == 5
     vote(services, ("bad",))

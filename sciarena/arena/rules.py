@@ -53,6 +53,7 @@ from sciarena.votes.voter import Visitor, check_salt, limit_keys, require_consen
 log = logging.getLogger(__name__)
 
 MAX_REASON_CHARS = 2000
+EXPIRED = "This battle has expired; please start a new one."  # too old, or its session forgotten (ui/handlers.py)
 
 
 @dataclass(frozen=True)
@@ -218,7 +219,7 @@ class Arena:
 
     def _check_fresh(self, battle: Battle) -> None:
         if self.clock() - battle.created_at > self.settings.battle_ttl_s:
-            raise BattleExpired("This battle has expired; please start a new one.")
+            raise BattleExpired(EXPIRED)
 
     def _retrieve(self, question: str) -> Retrieval:
         try:

@@ -148,7 +148,7 @@ class BoardService:
             raise BoardRequestError("This arena computes no data statistics.")
         return self.memo.get(snap.fp, ("data",),
                              lambda: self._data_stats(snap.files, self.ranked(snap, self._data_min_battles),
-                                                      self.vouching(snap)))
+                                                      self.vouching(snap), len(self.shown(snap).rows)))
 
     def wait_warm(self, timeout: float | None = None) -> None:
         """Wait for the background style fit (tests, benchmarks)."""

@@ -52,6 +52,9 @@ class Settings:
     max_followups: int = 3  # follow-up questions a visitor may ask in one battle before voting; 0 = none
     generation_timeout_s: float = 120.0
     battle_ttl_s: float = 6 * 3600.0  # a battle older than this can no longer be voted on
+    # Visitor sessions (each with its battle, voted or not) held in memory at once; the least recently used
+    # is forgotten first, and its battle is then "expired". About 0.3 MB each (benchmarks/bench_unvoted_memory.py).
+    max_sessions: int = 2000
     models_file: Path | None = None  # user additions/overrides to the model catalogue
     index_cache_dir: Path | None = None  # where the demo index is cached; None = build in memory
     votes_repo: str | None = None
@@ -113,6 +116,7 @@ class Settings:
             max_question_chars=_int(env, "SCIARENA_MAX_QUESTION_CHARS", 4000),
             max_followups=_count(env, "SCIARENA_MAX_FOLLOWUPS", 3),
             generation_timeout_s=_float(env, "SCIARENA_GENERATION_TIMEOUT", 120.0),
+            max_sessions=_positive(env, "SCIARENA_MAX_SESSIONS", cls.max_sessions),
             models_file=Path(models) if models else None,
             index_cache_dir=Path(cache) if cache else None,
             votes_repo=env.get("SCIARENA_VOTES_REPO") or None,
@@ -146,6 +150,14 @@ def _limit(env: Mapping[str, str], name: str, default: int) -> int:
     value = _int(env, name, default)
     if value < 0:
         raise ValueError(f"{name} must be 0 (no limit) or a positive integer, got {value}")
+    return value
+
+
+def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+    """A count of at least 1 (a bound that 0 would make meaningless)."""
+    value = _int(env, name, default)
+    if value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value}")
     return value
 
 

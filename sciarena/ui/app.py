@@ -241,13 +241,14 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "", ma
     choice = gr.Textbox(visible=False)
     api_question = gr.Textbox(visible=False)
     browser_key = gr.Textbox(visible=False)
+    shown_battle = gr.Textbox(visible=False)
     return ArenaView(question=question, send=send, new_battle=new_battle, status=status, answer_a=answer_a,
                      answer_b=answer_b, refs_a=refs_a, refs_b=refs_b, consent=consent, vote_buttons=buttons,
                      reason=reason, model_names=model_names, choice=choice, api_question=api_question,
                      question_error=question_error, vote_error=vote_error, browser_key=browser_key,
                      session=session, turn=turn, subject_field=subject_field, takeaway=taken,
                      followup_box=followup_box, followup=followup, followup_send=followup_send,
-                     followup_error=followup_error)
+                     followup_error=followup_error, shown_battle=shown_battle)
 
 
 def wire_arena(handlers: ArenaHandlers) -> None:
@@ -273,7 +274,7 @@ def wire_arena(handlers: ArenaHandlers) -> None:
         # The reveal and the closed controls arrive in one update: no moment where the
         # names are shown and voting still looks open.
         button.click(handlers.vote_button(value), [v.reason, v.consent, v.session, v.browser_key, v.subject_field,
-                                                  *v.share_inputs],
+                                                  *v.vote_tail],
                      v.page_vote_outputs, api_visibility="private")
     v.consent.input(None, [v.consent], None, js=REMEMBER_CONSENT_JS, api_visibility="private", queue=False)
     if v.takeaway is not None:
@@ -302,10 +303,15 @@ def wire_followups(handlers: ArenaHandlers) -> list:
     return [asking]
 
 
-def launch_kwargs() -> dict:
-    """Options for demo.launch(): Gradio 6 takes theme and css there."""
+def launch_kwargs(settings: Settings | None = None) -> dict:
+    """Options for demo.launch(): Gradio 6 takes theme and css there, and the bound on the sessions it holds.
+
+    Gradio keeps every visitor's session state in memory (their battle, and its own copy of the page's
+    configuration, 215 kB) until an hour after the tab closes; ``state_session_capacity`` (SCIARENA_MAX_SESSIONS)
+    forgets the least recently used first, so memory has a ceiling whatever the number of visitors."""
     # System fonts: the default theme fetches Google Fonts, which stalls the page when offline.
     theme = gr.themes.Soft(primary_hue="teal", font=["ui-sans-serif", "system-ui", "sans-serif"],
                            font_mono=["ui-monospace", "SFMono-Regular", "monospace"])
     return {"css": CSS + render.ANSWER_CSS + takeaway.CSS + battle_view.CSS, "theme": theme,
-            "head": render.ANSWER_HEAD_JS + takeaway.SHORTCUT_JS}
+            "head": render.ANSWER_HEAD_JS + takeaway.SHORTCUT_JS,
+            "state_session_capacity": (settings or Settings()).max_sessions}

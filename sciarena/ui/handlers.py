@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import gradio as gr
 
-from sciarena.core.errors import ProviderTimeout, SciArenaError
+from sciarena.core.errors import BattleExpired, ProviderTimeout, SciArenaError
 from sciarena.core.types import SideResult
 from sciarena.ui import render
-from sciarena.wiring import Arena, ArenaSession, Ballot, Visitor, client_address
+from sciarena.wiring import EXPIRED, Arena, ArenaSession, Ballot, Visitor, client_address
 
 if TYPE_CHECKING:
     from sciarena.ui.takeaway import TakeawayView
@@ -62,6 +62,9 @@ class ArenaView:
     followup: gr.Textbox | None = None
     followup_send: gr.Button | None = None
     followup_error: gr.Markdown | None = None  # why a follow-up was refused, under its box
+    # Hidden: the id of the battle the page shows. The session may have been forgotten since (Gradio holds at most
+    # SCIARENA_MAX_SESSIONS); a vote then finds no battle in it, and this says the battle existed: "expired".
+    shown_battle: gr.Textbox | None = None
 
     @property
     def followup_outputs(self) -> list[Any]:
@@ -71,6 +74,16 @@ class ArenaView:
     def share_inputs(self) -> list[Any]:
         """The share choice the vote buttons send with the vote (none without a take-away)."""
         return [] if self.takeaway is None else [self.takeaway.share, self.takeaway.share_reason]
+
+    @property
+    def vote_tail(self) -> list[Any]:
+        """What a vote button sends after the share choice: the battle the page shows (see ``shown_battle``)."""
+        return [*self.share_inputs, self.shown_battle] if self.share_inputs and self.shown_battle else \
+            self.share_inputs
+
+    @property
+    def shown(self) -> list[Any]:
+        return [self.shown_battle] if self.shown_battle is not None else []
 
     @property
     def share_boxes(self) -> list[Any]:
@@ -96,12 +109,12 @@ class ArenaView:
     def screen(self) -> list[Any]:
         """What a battle shows: answers, references, status, reveal, controls, session, messages."""
         return [*self.battle_outputs, self.model_names, *self.controls, self.question_error, self.vote_error,
-                *self.followup_outputs, *self.share_boxes]
+                *self.followup_outputs, *self.share_boxes, *self.shown]
 
     @property
     def page_battle_outputs(self) -> list[Any]:
         """What Send's battle updates in the page: the endpoint's outputs and the question's message."""
-        return [*self.battle_outputs, self.question_error]
+        return [*self.battle_outputs, self.question_error, *self.shown]
 
     @property
     def page_vote_outputs(self) -> list[Any]:
@@ -114,7 +127,7 @@ class ArenaView:
     @property
     def page_followup_outputs(self) -> list[Any]:
         """What a follow-up's stream updates: the battle's outputs and the follow-up's own box and message."""
-        return [*self.battle_outputs, *self.followup_outputs]
+        return [*self.battle_outputs, *self.followup_outputs, *self.shown]
 
 
 class ArenaHandlers:
@@ -167,7 +180,15 @@ class ArenaHandlers:
         except SciArenaError as err:
             yield {self.view.question_error: message_markdown(str(err))}
             return
-        yield from self._stream(progress, turn)
+        yield from self._showing(self._stream(progress, turn))
+
+    def _showing(self, updates: Iterator[Updates]) -> Iterator[Updates]:
+        """The page's updates with the id of the battle they show (``ArenaView.shown_battle``)."""
+        for update in updates:
+            session = update.get(self.view.session)
+            if self.view.shown_battle is not None and session is not None and session.battle is not None:
+                update = {**update, self.view.shown_battle: session.battle.battle_id}
+            yield update
 
     def follow_up_lock(self, session: ArenaSession | None) -> Updates:
         """Ask (before the stream): voting and the follow-up box close while the next answers are written
@@ -189,7 +210,7 @@ class ArenaHandlers:
             return
         cleared = {self.view.followup: ""} if self.view.followup is not None else {}
         first = True
-        for updates in self._stream(progress, turn, session):
+        for updates in self._showing(self._stream(progress, turn, session)):
             yield {**updates, **cleared} if first else updates
             first = False
 
@@ -275,7 +296,7 @@ class ArenaHandlers:
         closed = {button: gr.update(interactive=False) for button in v.vote_buttons}
         return {**blank, **closed, v.reason: gr.update(value="", interactive=False), **self._followup(None, clear=True),
                 v.subject_field: gr.update(value=None, interactive=False), v.session: session,
-                **self._share_boxes(locked=False)}
+                **self._share_boxes(locked=False), **({v.shown_battle: ""} if v.shown_battle is not None else {})}
 
     def _share_boxes(self, *, locked: bool) -> Updates:
         """Consent to publish belongs to one battle: every new screen starts with both boxes unticked and open,
@@ -310,7 +331,9 @@ class ArenaHandlers:
     def _vote(self, choice: str, reason: str | None, consent: bool | None, session: ArenaSession | None,
               request: gr.Request | None, profile: gr.OAuthProfile | None, browser_key: str | None,
               subject: str | None = None, shared: bool | None = False,
-              shared_reason: bool | None = False) -> Updates:
+              shared_reason: bool | None = False, shown_battle: str | None = "") -> Updates:
+        if (session is None or session.battle is None) and (shown_battle or "").strip():
+            raise BattleExpired(EXPIRED)  # the page shows a battle this session no longer holds (forgotten)
         who = visitor(request, profile, browser_key, self._hops)
         ballot = Ballot(choice=choice, reason=reason, consent=consent, username=who.username,
                         session_hash=who.session_hash, browser_key=who.browser_key, address=who.address,
@@ -338,11 +361,11 @@ class ArenaHandlers:
         def vote_by_button(reason: str | None, consent: bool | None, session: ArenaSession | None,
                            browser_key: str | None, subject: str | None, request: gr.Request,
                            profile: gr.OAuthProfile | None, shared: bool | None = False,
-                           shared_reason: bool | None = False) -> Updates:
-            # shared/shared_reason last: Gradio fills request and profile by type, the inputs in order.
+                           shared_reason: bool | None = False, shown_battle: str | None = "") -> Updates:
+            # shared/shared_reason/shown_battle last: Gradio fills request and profile by type, the inputs in order.
             try:
                 updates = self._vote(choice, reason, consent, session, request, profile, browser_key, subject,
-                                     shared, shared_reason)
+                                     shared, shared_reason, shown_battle)
             except SciArenaError as err:
                 return {self.view.vote_error: message_markdown(str(err))}
             return {**updates, self.view.vote_error: ""}

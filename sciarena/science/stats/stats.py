@@ -184,11 +184,13 @@ def _board_votes(raw: RawColumns, usable: np.ndarray, vouching: Mapping[str, Any
 
 def stats_from_columns(raw: RawColumns, *, top: int = DEFAULT_TOP, min_battles: int = DEFAULT_MIN_BATTLES,
                        bootstrap: int = 100, seed: int = 0, ranked: Sequence[str] | None = None,
-                       board_vouching: tuple[np.ndarray, Exclusions] | None = None, **vouching: Any) -> DataStats:
+                       board_vouching: tuple[np.ndarray, Exclusions] | None = None, board_models: int | None = None,
+                       **vouching: Any) -> DataStats:
     """``compute_stats`` over columns the vote reader made (read with ``texts=True``, so lengths and
     citation counts a record does not store are counted): the Leaderboard tab's fast path.
     ``board_vouching``: the board service's (mask, exclusions) over these columns' usable votes, so the
-    statistics count the board's votes without vouching them again (``vouching`` is then unused)."""
+    statistics count the board's votes without vouching them again (``vouching`` is then unused).
+    ``board_models``: how many models the board that gave ``ranked`` lists, for the failure cases' note."""
     if top < 1:
         raise StatsInputError("the number of top models must be at least 1")
     usable = usable_votes(raw)
@@ -213,7 +215,7 @@ def stats_from_columns(raw: RawColumns, *, top: int = DEFAULT_TOP, min_battles: 
         notes.append(NO_TIMESTAMPS)
     elif undated:
         notes.append(f"{undated} vote(s) without a timestamp are left out of the votes per day")
-    failures, note = _failures(raw, table, keep, outcome, top, min_battles, bootstrap, seed, ranked)
+    failures, note = _failures(raw, table, keep, outcome, top, min_battles, bootstrap, seed, ranked, board_models)
     notes.extend(note)
     return DataStats(
         records=len(raw), votes=n, skipped=dict(usable.skipped),
@@ -283,8 +285,8 @@ def _ranking(table: VoteTable | None, min_battles: int, bootstrap: int, seed: in
 
 
 def _failures(raw: RawColumns, table: VoteTable | None, keep: np.ndarray, outcome: np.ndarray, top: int,
-              min_battles: int, bootstrap: int, seed: int, ranked: Sequence[str] | None
-              ) -> tuple[Failures, list[str]]:
+              min_battles: int, bootstrap: int, seed: int, ranked: Sequence[str] | None,
+              rated: int | None = None) -> tuple[Failures, list[str]]:
     notes: list[str] = []
     if ranked is None:
         ranked, how, fit_notes, rated = _ranking(table, min_battles, bootstrap, seed)
@@ -292,13 +294,17 @@ def _failures(raw: RawColumns, table: VoteTable | None, keep: np.ndarray, outcom
         # the leaderboard itself lists every rated model (those under 100 battles provisional): name both
         listed = (f"{counted(len(ranked), 'model')} listed with at least {min_battles} battles "
                   f"({counted(rated, 'model')} rated)")
+        hint = " (lower --min-battles or --top)"
     else:
-        ranked, how = tuple(ranked), "the leaderboard given"
-        listed = f"the leaderboard given has {counted(len(ranked), 'model')}"
+        # The page's board: ``rated`` is what its table lists, ``ranked`` those with the battles asked for.
+        ranked, how, hint = tuple(ranked), "the leaderboard given", ""
+        verb = "has" if len(ranked) == 1 and rated == 1 else "have"
+        listed = f"{len(ranked):,} of the {counted(rated, 'model')} on the leaderboard {verb} at least " \
+                 f"{min_battles} battles" if rated is not None else \
+                 f"{counted(len(ranked), 'model')} on the leaderboard {verb} at least {min_battles} battles"
     top_models = tuple(ranked[:top])
     if len(top_models) < top:
-        notes.append(f"{listed}, fewer than the top {top}: "
-                     "no top-model failure cases (lower --min-battles or --top)")
+        notes.append(f"{listed}, fewer than the top {top}: no top-model failure cases yet{hint}")
         top_models = ()
     index = np.flatnonzero(keep)
     a, b = raw.model_a[keep], raw.model_b[keep]
