@@ -22,7 +22,7 @@ from sciarena.arena.labels.at_vote import open_arena_labeller
 from sciarena.arena.rules import EXPIRED, Arena, ArenaSession, Ballot
 from sciarena.arena.runner import BattleRunner
 from sciarena.arena.sampler_feed import SamplerFeed
-from sciarena.arena.sampling import SamplerState
+from sciarena.arena.sampling import BOARD_SAMPLERS, SamplerState
 from sciarena.board import compute_leaderboard
 from sciarena.board.board import ModelFacts
 from sciarena.board.sampler_state import SHARE_WINDOW_DAYS, battle_shares, sampler_state
@@ -113,7 +113,7 @@ class Services:
                   for name in names]
         models.sort(key=lambda m: (-m["sampling_weight"], -m["battles_30d"], m["model"]))
         return {"sampler": settings.sampler,
-                "floor": settings.sampler_floor if settings.sampler == "adaptive" else None,
+                "floor": settings.sampler_floor if settings.sampler in BOARD_SAMPLERS else None,
                 "window_days": SHARE_WINDOW_DAYS, "models": models, "deprecated_models": sorted(deprecated),
                 "pairs": [{"a": a, "b": b, "weight": round(p, 6)}
                           for a, b, p in (pair_weights.pairs() if pair_weights is not None else [])],
@@ -235,10 +235,10 @@ def build_services(settings: Settings) -> Services:
     store = LocalVoteStore(settings.data_dir, external_lock=hub_sync.lock if hub_sync else None)
     votes = open_vote_source(settings, votes_folder)
     counts = BattleCounts(votes.files)
-    # The adaptive sampler reads the board; the others need no state, so they get no feed (and no fits).
+    # The adaptive and order samplers read the board; the others need no state, so no feed (and no fits).
     board = open_board(votes, pool, count_anonymous=settings.count_anonymous)
     feed = SamplerFeed(lambda: board_state(votes, board), lambda: sum(counts.snapshot().values())) \
-        if settings.sampler == "adaptive" else None
+        if settings.sampler in BOARD_SAMPLERS else None
     arena = Arena(
         settings=settings,
         retriever=retriever,

@@ -1,4 +1,4 @@
-"""Which pair battles next: the uniform, inverse-square-root and adaptive pair samplers.
+"""Which pair battles next: the uniform, inverse-square-root, adaptive and order pair samplers.
 
 A sampler turns the usable models and a :class:`SamplerState` (ratings, pair battle counts and
 battles per model, as the board last computed them) into one probability per unordered pair.
@@ -19,6 +19,10 @@ drops by w·(cᵀΣe)² / (1 + w·eᵀΣe): one matrix inverse per state, not a 
 with a uniform floor, so every pair keeps at least ``floor / #pairs`` of the draws and the
 Bradley–Terry fit always sees every pair.
 
+The order sampler (arena/order_weights.py) weighs pairs instead by how much a vote raises the chance
+that the board's order answers are right: who is first, the top five, each pair of neighbours, and
+where a model short of the listing threshold lands; same floor, same Fisher covariance.
+
 Pure numpy over records; the probabilities of one (state, usable pool) are computed once and kept
 by the :class:`PairSampler` so a battle only draws (measured in benchmarks/bench_sampling.py).
 """
@@ -33,11 +37,13 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from sciarena.arena.order_weights import order_probabilities
 from sciarena.core.errors import SciArenaError
 
-SAMPLERS = ("adaptive", "inverse_sqrt", "uniform")
+SAMPLERS = ("adaptive", "inverse_sqrt", "order", "uniform")
 DEFAULT_FLOOR = 0.2  # share of draws spread uniformly over all pairs, whatever the adaptive weights say
 LISTING_THRESHOLD = 100  # the paper lists a model from 100 battles on (board.PROVISIONAL_BATTLES)
+BOARD_SAMPLERS = ("adaptive", "order")  # samplers whose weights are recomputed per board state
 _NATURAL_PER_ELO = math.log(10.0) / 400.0
 _PRIOR = 1.0 / math.log(10.0) ** 2  # precision of a N(0, 400²) prior on Elo, in natural units
 
@@ -169,6 +175,8 @@ def pair_weights(sampler: str, names: Sequence[str], state: SamplerState | None,
         total = side.sum()
         both = side[i] * side[j] * (1.0 / (total - side[i]) + 1.0 / (total - side[j]))
         return _weights(models, both)
+    if sampler == "order":
+        return _weights(models, order_probabilities(theta, counts, battles, state.listing_threshold, floor))
     if sampler != "adaptive":
         raise SciArenaError(f"unknown sampler {sampler!r}; use {', '.join(SAMPLERS)}")
     raw = adaptive_raw(theta, counts, battles, state.listing_threshold)
@@ -200,7 +208,7 @@ class PairSampler:
         # vote, but recomputing per vote would be a computation per battle, so they are read per state.
         # The inverse-square-root weights are cheap and follow the live counts exactly.
         live = tuple(sorted((battle_counts or {}).items())) if self.sampler == "inverse_sqrt" else ()
-        version = (id(state), state.version) if state is not None and self.sampler == "adaptive" else None
+        version = (id(state), state.version) if state is not None and self.sampler in BOARD_SAMPLERS else None
         key = (tuple(names), version, live)
         with self._lock:
             if key == self._key and self._weights is not None:

@@ -133,7 +133,7 @@ class Settings:
             count_anonymous=_flag(env, "SCIARENA_COUNT_ANONYMOUS", True),
             redis_url=env.get("SCIARENA_REDIS_URL", "").strip(),
             seed=int(seed) if seed else None,
-            sampler=_choice(env, "SCIARENA_SAMPLER", cls.sampler, ("adaptive", "inverse_sqrt", "uniform")),
+            sampler=_choice(env, "SCIARENA_SAMPLER", cls.sampler, ("adaptive", "inverse_sqrt", "order", "uniform")),
             sampler_floor=_share(env, "SCIARENA_SAMPLER_FLOOR", cls.sampler_floor),
             outage=frozenset(n.strip() for n in env.get("SCIARENA_OUTAGE", "").split(",") if n.strip()),
             oauth_enabled=bool(env.get("OAUTH_CLIENT_ID")),
