@@ -22,6 +22,7 @@ import gradio as gr
 from sciarena.core.errors import BattleExpired, ProviderTimeout, SciArenaError
 from sciarena.core.types import SideResult
 from sciarena.ui import render
+from sciarena.ui.stream_render import StreamedAnswer
 from sciarena.wiring import EXPIRED, Arena, ArenaSession, Ballot, Visitor, client_address
 
 if TYPE_CHECKING:
@@ -232,6 +233,17 @@ class ArenaHandlers:
         and the status line. ``session``: the follow-up's (its field proposal kept); None for a new battle."""
         v = self.view
         status = ""
+        # Each side's answer renders each finished paragraph once (stream_render.py), and a component whose
+        # value has not changed since the last update is left out of the next (Gradio keeps what it shows).
+        answers = {"a": StreamedAnswer(), "b": StreamedAnswer()}
+        sent: dict[Any, Any] = {}
+
+        def changed(updates: Updates) -> Updates:
+            fresh = {component: value for component, value in updates.items()
+                     if component is v.session or sent.get(component) != value}
+            sent.update(fresh)
+            return fresh
+
         for snapshot in progress:
             battle = snapshot.battle
             current = replace(session, battle=battle) if session is not None else \
@@ -241,22 +253,25 @@ class ArenaHandlers:
             last = len(battle.turns) - 1
             if not snapshot.finished:
                 # Every reference while streaming: which ones an answer cites is known only at the end.
-                yield {v.answer_a: render.conversation_markdown(battle, "a", snapshot.text_a,
-                                                                references=snapshot.references("a"),
-                                                                status=snapshot.status.get("a", "")),
-                       v.answer_b: render.conversation_markdown(battle, "b", snapshot.text_b,
-                                                                references=snapshot.references("b"),
-                                                                status=snapshot.status.get("b", "")),
-                       v.refs_a: render.conversation_cited(battle, "a"), v.refs_b: render.conversation_cited(battle, "b"),
-                       v.status: status + " Answering…", v.session: current}
+                yield changed({
+                    v.answer_a: render.conversation_markdown(battle, "a", snapshot.text_a,
+                                                             references=snapshot.references("a"),
+                                                             status=snapshot.status.get("a", ""),
+                                                             markdown=answers["a"].markdown),
+                    v.answer_b: render.conversation_markdown(battle, "b", snapshot.text_b,
+                                                             references=snapshot.references("b"),
+                                                             status=snapshot.status.get("b", ""),
+                                                             markdown=answers["b"].markdown),
+                    v.refs_a: render.conversation_cited(battle, "a"), v.refs_b: render.conversation_cited(battle, "b"),
+                    v.status: status + " Answering…", v.session: current})
                 continue
             done = "Both answers are complete — which one is better?" if battle.votable else \
                 "One answer failed, so this battle cannot be voted on."
             final = battle.turns[-1]
             yield {v.answer_a: render.conversation_markdown(battle, "a", snapshot.text_a, shown_error(final.side_a),
-                                                            battle.cited_in("a", last)),
+                                                            battle.cited_in("a", last), markdown=answers["a"].markdown),
                    v.answer_b: render.conversation_markdown(battle, "b", snapshot.text_b, shown_error(final.side_b),
-                                                            battle.cited_in("b", last)),
+                                                            battle.cited_in("b", last), markdown=answers["b"].markdown),
                    v.refs_a: render.conversation_cited(battle, "a"),
                    v.refs_b: render.conversation_cited(battle, "b"),
                    v.status: f"{status} {done}", v.session: current}

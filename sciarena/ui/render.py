@@ -158,15 +158,16 @@ _MATH_MARK = "\x00"
 
 
 def answer_markdown(text: str, error: str | None = None, references: Sequence[Reference] = (),
-                    status: str = "") -> str:
+                    status: str = "", markdown: Callable[[str, Sequence[Reference]], str] | None = None) -> str:
     """An answer as the voter sees it, the same while streaming and when complete.
 
     ``references`` are the entries listed under this answer: their ``[n]`` become links that
     open the entry (with the passage as a hover preview); other ``[n]`` stay plain text.
     ``status`` is the runner's progress line of a side still answering (the same for every contestant),
-    shown as a small line above the text.
+    shown as a small line above the text. ``markdown`` renders the text as safe_markdown does (a streaming
+    answer passes its StreamedAnswer's, stream_render.py, which renders each finished paragraph once).
     """
-    body = safe_markdown(text, references).strip()
+    body = (markdown or safe_markdown)(text, references).strip()
     if error:
         note = f"**⚠ {escape(error)}** This battle cannot be voted on; please start a new battle."
         return f"{body}\n\n{note}" if body else note
@@ -389,12 +390,13 @@ def cited_for_answer(side: SideResult | None, retrieval: Retrieval) -> tuple[Ref
 # ------------------------------------------------------------------------------ a conversation (follow-ups)
 
 def conversation_markdown(battle: Battle, letter: str, text: str, error: str | None = None,
-                          references: Sequence[Reference] = (), status: str = "", revealed: bool = False) -> str:
+                          references: Sequence[Reference] = (), status: str = "", revealed: bool = False,
+                          markdown: Callable[[str, Sequence[Reference]], str] | None = None) -> str:
     """One side's panel: its answer (``text``, the last turn as streamed or finished, rendered as
     answer_markdown renders it) after each earlier turn's question and answer, turn by turn. A battle
     without follow-ups shows exactly its answer. Earlier answers are shown as they were before the vote
     (names the question shares with the catalogue still hidden) unless ``revealed``."""
-    current = answer_markdown(text, error, references, status)
+    current = answer_markdown(text, error, references, status, markdown)
     turns = battle.turns
     if len(turns) == 1:
         return current
