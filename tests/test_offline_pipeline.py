@@ -89,7 +89,17 @@ def battle_in_page(arena):
     handlers = ArenaHandlers(arena, view)
     cleared = handlers.clear(0)
     turn = cleared[view.turn]
-    return view, handlers, turn, list(handlers.battle(QUESTION, cleared[view.session], turn))
+    return view, handlers, turn, page_states(handlers.battle(QUESTION, cleared[view.session], turn))
+
+
+def page_states(updates):
+    """What the page shows after each update: an update leaves out a component whose value did not change
+    (the page keeps showing it), so each state is the previous one with the update's values applied."""
+    states, shown = [], {}
+    for update in updates:
+        shown = {**shown, **update}
+        states.append(shown)
+    return states
 
 
 def test_before_the_vote_the_pipeline_side_streams_like_the_plain_side_and_its_steps_come_after(tmp_path, wire):
