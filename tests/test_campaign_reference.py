@@ -135,3 +135,16 @@ def test_an_honest_history_s_default_board_is_within_five_elo_of_every_vote(seed
     default = to_elo(fit_counts(table_counts(table, ~drop))[0])
     assert excluded.campaigns == 0 and drop.mean() <= 0.005
     assert np.abs(default - every).max() <= 5.0
+
+
+def test_a_campaign_holding_most_of_its_models_votes_is_said_on_the_board():
+    """2,000 target-only votes against ~900 honest ones on the target: left out, and the board says
+    they were most of its votes (the footer / the tab's note read ``Exclusions.describe``)."""
+    rig = rigged_history("target", 1000, 2, seed=2)
+    drop, excluded = vouch_mask(rig.table)
+    name = rig.table.models[rig.target]
+    assert excluded.campaigns == 1 and excluded.campaigns_counted_again == 0
+    assert drop[rig.kind == 2].mean() >= 0.95
+    assert len(excluded.campaign_warnings) == 1 and name in excluded.campaign_warnings[0]
+    assert "of " + name + "'s votes" in excluded.campaign_warnings[0]
+    assert "campaign filter: lift " + name in excluded.describe()

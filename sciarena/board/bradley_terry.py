@@ -236,6 +236,27 @@ def bootstrap_counts(counts: PairCounts, rounds: int, seed: int,
     return theta, int(ridge.sum())
 
 
+def prior_sd(counts: PairCounts, theta: np.ndarray) -> np.ndarray:
+    """Standard deviation of each θ (natural units, about the mean) under the N(0, 400²) prior: the
+    inverse of the Fisher information at θ plus the prior's precision, the free shift projected out.
+
+    Why: the 2.5/97.5 percentiles of 100 bootstrap rounds held the true rating 0.92 of the time on
+    small views (benchmarks/bench_coverage.py); this interval 0.95–0.98, and is never zero-width."""
+    m = counts.n_models
+    _, battles = counts.totals()
+    i, j, n = counts.pair_i, counts.pair_j, battles[0]
+    mu = _expit(theta[i] - theta[j])
+    w = n * mu * (1.0 - mu)
+    info = np.zeros((m, m))
+    np.add.at(info, (i, j), -w)
+    np.add.at(info, (j, i), -w)
+    np.add.at(info, (i, i), w)
+    np.add.at(info, (j, j), w)
+    cov = np.linalg.inv(info + RIDGE * np.eye(m))
+    centre = np.eye(m) - 1.0 / m
+    return np.sqrt(np.clip(np.diag(centre @ cov @ centre), 0.0, None))
+
+
 def _expit(x: np.ndarray) -> np.ndarray:
     e = np.exp(-np.abs(x))  # never overflows
     return np.where(x >= 0, 1.0, e) / (1.0 + e)

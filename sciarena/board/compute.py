@@ -3,8 +3,11 @@
 Shown rating (``rating=``): "bootstrap-mean", the mean over bootstrap rounds (what the
 authors' released code shows; the point estimate when ``bootstrap=0``), or "point", the
 fitted coefficient itself (how the paper's text defines it); ``Row.point`` always holds the
-point estimate. The 95% interval
-is the 2.5/97.5 percentiles of the bootstrap ratings. Rank = 1 + the number of shown
+point estimate. The 95% interval of a plain Bradley–Terry board (with bootstrap rounds asked for) is the
+point estimate ± 1.96 standard deviations under a weak N(0, 400²) prior on ratings
+(``bradley_terry.prior_sd``: it held the true rating 0.95–0.98 of the time where the bootstrap
+percentiles held it 0.92, benchmarks/bench_coverage.py), widened to hold the shown rating; with style
+control or online Elo it is the 2.5/97.5 percentiles of the bootstrap ratings. Rank = 1 + the number of shown
 models whose lower bound is above this model's upper bound, so models whose intervals
 overlap share a rank. Ratings are centred on a mean of 1000 over all models with
 votes, or shifted by one constant so ``anchor=(model, rating)`` holds for the shown
@@ -28,6 +31,7 @@ from sciarena.board.style import STYLE_PROCEDURES, StyleResult, fit_style, fit_s
 from sciarena.board.table import Exclusions, VoteTable
 from sciarena.core.errors import LeaderboardInputError
 
+Z95 = 1.959963984540054  # the normal 97.5 % quantile
 PROVISIONAL_BATTLES = 100  # the paper lists only models with at least 100 votes
 METHODS = ("bt", "elo")
 RATINGS = ("bootstrap-mean", "point")
@@ -156,6 +160,7 @@ class _Fit:
     notes: tuple[str, ...] = ()
     style: tuple[StyleCoefficient, ...] = ()
     style_used: int = 0
+    sd: np.ndarray | None = None  # (M,) Elo: the weak-prior standard deviation (plain Bradley–Terry only)
 
 
 def _fit_bt(table: VoteTable, bootstrap: int, seed: int) -> _Fit:
@@ -171,7 +176,7 @@ def _fit_bt(table: VoteTable, bootstrap: int, seed: int) -> _Fit:
         boot = bt.to_elo(boot_theta)
         if n_ridged and not ridged:
             notes.append(f"{n_ridged} bootstrap round(s) needed the N(0, 400²) prior")
-    return _Fit(bt.to_elo(theta), boot, tuple(notes))
+    return _Fit(bt.to_elo(theta), boot, tuple(notes), sd=bt.NATURAL_TO_ELO * bt.prior_sd(counts, theta))
 
 
 def _coefficients(fitted: StyleResult, bootstrap: int) -> list[StyleCoefficient]:
@@ -260,6 +265,11 @@ def compute_leaderboard(
     if boot is not None:
         shown = boot.mean(axis=0) if rating == "bootstrap-mean" else point.copy()
         lower, upper = np.percentile(boot, [2.5, 97.5], axis=0)
+        if fit.sd is not None:  # plain Bradley–Terry: the weak-prior interval (it holds 95 %; see prior_sd),
+            # except where every round gave one number: a handful of votes resampled, said as no interval
+            spread = upper - lower >= 0.05
+            lower = np.where(spread, np.minimum(point - Z95 * fit.sd, shown), lower)
+            upper = np.where(spread, np.maximum(point + Z95 * fit.sd, shown), upper)
     else:
         shown, lower, upper = point.copy(), point.copy(), point.copy()
     if anchor is not None:

@@ -66,7 +66,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "repeatable (a vote in two sources counts once)")
     parser.add_argument("--format", choices=("table", "json"), default="table")
     parser.add_argument("--bootstrap", type=whole_number(0), default=100, metavar="N",
-                        help="bootstrap rounds for the 95%% intervals (default 100; 0 = none)")
+                        help="bootstrap rounds for the shown rating (their mean) and the 95%% intervals (default 100; 0 = point fit, no interval)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     parser.add_argument("--min-battles", type=whole_number(0), default=0, metavar="K",
                         help="hide models with fewer battles (default 0: every model, as the Leaderboard tab "
@@ -111,7 +111,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParse
     """Register the ``leaderboard`` sub-command; its handler is ``run``."""
     parser = subparsers.add_parser(
         "leaderboard", help="rank models from stored votes",
-        description="Bradley–Terry ratings with bootstrap 95% intervals from vote files.")
+        description="Bradley–Terry ratings with 95% intervals from vote files.")
     configure(parser)
     parser.set_defaults(run=run)
     return parser
@@ -211,6 +211,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Standalone entry: ``python -c 'from sciarena.cli.leaderboard import main; main()'``."""
     parser = configure(argparse.ArgumentParser(
         prog="sciarena leaderboard",
-        description="Bradley–Terry ratings with bootstrap 95% intervals from vote files."))
+        description="Bradley–Terry ratings with 95% intervals from vote files."))
     args = parser.parse_args(argv)
     return guarded("leaderboard", lambda: run(args))

@@ -20,8 +20,9 @@ HOW_IT_WORKS = """
    that were not in the list are removed, and the papers each answer cited are listed under it.
 4. **Your vote.** When both answers are complete, vote *A is better*, *B is better*, *Tie* or *Both are bad*.
    The model names are revealed only after your vote is saved; each battle takes one vote.
-5. **Leaderboard.** Ratings come from a Bradley–Terry model on the Elo scale (1000 = average) with 95% bootstrap
-   confidence intervals, fitted on all the votes that count. The fit is kept until the votes change: a page
+5. **Leaderboard.** Ratings come from a Bradley–Terry model on the Elo scale (1000 = average) with 95%
+   intervals (from the fit's own uncertainty under a weak prior; they held the true rating about 95% of the
+   time in simulations), fitted on all the votes that count. The fit is kept until the votes change: a page
    load after a new vote refits it, one with no new vote reuses it (the summary says when it was computed).
 
 Contestants marked **(offline)** are simple algorithms that assemble an answer from the retrieved passages
