@@ -417,3 +417,28 @@ def test_a_vote_on_a_battle_the_session_no_longer_holds_says_it_expired(scripted
     never = handlers.vote_button("A")("", True, ArenaSession(), None, None, VISITOR, None, False, False, "")
     assert "no battle to vote on yet" in never[v.vote_error]
     assert list(handlers.arena.store.records()) == []
+
+
+def test_after_the_vote_the_status_line_no_longer_asks_which_is_better(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    v = handlers.view
+    _, session, _, _ = run_battle(handlers)
+    voted = handlers.vote_button("tie")("", True, session, None, None, VISITOR, None)
+    assert "which one is better" not in voted[v.status] and "vote is recorded" in voted[v.status]
+
+
+def test_gradio_draws_no_progress_timer_over_the_answers_while_a_battle_streams(make_arena):
+    from sciarena.ui.app import wire_arena
+
+    with gr.Blocks() as demo:
+        view = arena_tab()
+        wire_arena(ArenaHandlers(make_arena(), view))
+    answers = {view.answer_a._id, view.answer_b._id}
+    # The page's queued events that write the answers (the battle and follow-up streams, settle); the public
+    # /battle endpoint draws nothing in the page, and a vote is one quick update.
+    streaming = [d for d in demo.config["dependencies"] if answers & set(d["outputs"]) and d["queue"] is not False
+                 and d["api_visibility"] == "private" and not any(b._id in d["targets"][0] for b in view.vote_buttons)]
+    assert len(streaming) >= 3
+    assert all(d["show_progress"] == "hidden" for d in streaming), [(d["id"], d["show_progress"]) for d in streaming]
