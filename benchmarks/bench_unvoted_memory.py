@@ -22,6 +22,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import httpx
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
 
@@ -53,12 +55,13 @@ def serve(data_dir: str, cap: int | None) -> tuple[subprocess.Popen, str]:
                              stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/"
     deadline = time.time() + 180
-    while time.time() < deadline:
+    while time.time() < deadline:  # ready once the page's configuration is served
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
+            if httpx.get(f"{url}config", timeout=5).status_code == 200:
                 return child, url
-        except OSError:
-            time.sleep(0.5)
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
     child.kill()
     raise RuntimeError("the app did not start")
 
@@ -81,7 +84,7 @@ def measure(count: int, cap: int | None, threads: int) -> tuple[float, float, fl
     with tempfile.TemporaryDirectory() as data_dir:
         child, url = serve(data_dir, cap)
         try:
-            battles(url, 30, threads)  # warm-up: imports, caches, the first sessions
+            battles(url, 30, 1)  # warm-up, one at a time: imports, caches, the first sessions
             before = rss_mb(child.pid)
             start = time.perf_counter()
             battles(url, count, threads)

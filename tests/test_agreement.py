@@ -181,3 +181,16 @@ def test_bad_input_is_one_line_and_exit_code_2(tmp_path: Path, case: str, messag
     code, out, err = run_cli([str(ours), str(other)])
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_missing_local_file_is_one_sentence_at_once_not_a_hub_dataset(tmp_path, monkeypatch) -> None:
+    from sciarena.votes.read import is_hub_id
+
+    ours, _ = write_votes(tmp_path)
+    monkeypatch.chdir(tmp_path)  # README's command on a fresh arena: the second set's file is not there yet
+    code, out, err = run_cli([str(ours), "review-sets/second-votes.jsonl"])
+    assert code == 2 and out == ""
+    assert err.strip() == ("sciarena agreement: review-sets/second-votes.jsonl: no such file or folder, "
+                           "and not a Hub dataset id (owner/name)")
+    assert not is_hub_id("review-sets/second-votes.jsonl") and not is_hub_id("data/votes.parquet")
+    assert is_hub_id("allenai/sciarena") and is_hub_id("someone/votes-2025")

@@ -84,7 +84,7 @@ def test_export_from_a_hub_repo_and_as_json_lines(tmp_path, capsys):
 def test_export_errors_are_one_line_messages(tmp_path, capsys):
     assert run_export("--votes", str(tmp_path / "nowhere" / "x"), "--out", str(tmp_path / "o.json")) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "Traceback" not in err
+    assert err.startswith("sciarena export: ") and "Traceback" not in err
     folder = votes_folder(tmp_path, 2)
     assert run_export("--votes", str(folder), "--out", str(tmp_path / "no-dir" / "o.json")) == 2
     assert "no such folder" in capsys.readouterr().err

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 
 import gradio as gr
@@ -417,3 +418,46 @@ def test_a_vote_on_a_battle_the_session_no_longer_holds_says_it_expired(scripted
     never = handlers.vote_button("A")("", True, ArenaSession(), None, None, VISITOR, None, False, False, "")
     assert "no battle to vote on yet" in never[v.vote_error]
     assert list(handlers.arena.store.records()) == []
+
+
+def test_after_the_vote_the_status_line_no_longer_asks_which_is_better(scripted, ui):
+    scripted.add("a", "Alpha [1].")
+    scripted.add("b", "Beta [1].")
+    handlers = ui()
+    v = handlers.view
+    _, session, _, _ = run_battle(handlers)
+    voted = handlers.vote_button("tie")("", True, session, None, None, VISITOR, None)
+    assert "which one is better" not in voted[v.status] and "vote is recorded" in voted[v.status]
+
+
+def test_gradio_draws_no_progress_timer_over_the_answers_while_a_battle_streams(make_arena):
+    from sciarena.ui.app import wire_arena
+
+    with gr.Blocks() as demo:
+        view = arena_tab()
+        wire_arena(ArenaHandlers(make_arena(), view))
+    answers = {view.answer_a._id, view.answer_b._id}
+    # The page's queued events that write the answers (the battle and follow-up streams, settle); the public
+    # /battle endpoint draws nothing in the page, and a vote is one quick update.
+    streaming = [d for d in demo.config["dependencies"] if answers & set(d["outputs"]) and d["queue"] is not False
+                 and d["api_visibility"] == "private" and not any(b._id in d["targets"][0] for b in view.vote_buttons)]
+    assert len(streaming) >= 3
+    assert all(d["show_progress"] == "hidden" for d in streaming), [(d["id"], d["show_progress"]) for d in streaming]
+
+
+def test_each_side_shows_the_answering_line_until_its_own_answer_is_complete_as_about_says(scripted, ui,
+                                                                                           make_services):
+    from sciarena.ui.about import about_markdown
+
+    scripted.add("quick", "Quick answer [1].")
+    scripted.add("slow", "Slow ", "answer ", "[1].", pause_s=0.2)
+    handlers = ui()
+    v = handlers.view
+    updates, _, _, _ = run_battle(handlers)
+    lines = {(("step-status" in u[v.answer_a]), ("step-status" in u[v.answer_b])) for u in updates}
+    assert {(True, False), (False, True)} & lines, lines  # one side done (no line), the other still answering
+    about = " ".join(about_markdown(make_services()).split())
+    assert "until that side's answer is complete" in about
+    assert "both sides show the same" not in about
+    readme = " ".join(Path(__file__).resolve().parent.parent.joinpath("README.md").read_text().split())
+    assert "each revision replaces the text shown" not in readme and "Its status line tells a voter" not in readme

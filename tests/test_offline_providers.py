@@ -196,3 +196,9 @@ def test_spherical_kmeans_separates_two_obvious_groups() -> None:
     vectors = [{"x": 1.0}, {"x": s, "y": s}, {"z": 1.0}, {"z": s, "w": s}]
     groups = spherical_kmeans(vectors, 2)
     assert sorted(sorted(g) for g in groups) == [[0, 1], [2, 3]]
+
+
+@pytest.mark.parametrize("model_id", sorted(OFFLINE_MODEL_IDS))
+def test_an_answer_from_one_paper_never_speaks_of_these_papers(model_id: str) -> None:
+    answer = _answer(model_id, REFS[:1])
+    assert "Taken together" not in answer and "these papers" not in answer.lower(), answer

@@ -476,6 +476,18 @@ def test_cli_reports_bad_input_without_a_traceback(tmp_path, content, message):
     assert not (tmp_path / "out").exists()
 
 
+def test_index_errors_begin_with_the_command_as_every_other_command_does(tmp_path, capsys):
+    import argparse
+
+    from sciarena.cli import index
+
+    for words, corpus in ((10, tmp_path / "papers.jsonl"), (250, tmp_path / "missing.jsonl")):
+        args = argparse.Namespace(passage_words=words, corpus=[str(corpus)], out=str(tmp_path / "out"))
+        assert index.run(args) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("sciarena index: ") and "error:" not in err, err
+
+
 # --- the bundled demo corpus ----------------------------------------------------------
 
 demo_files = demo_corpus_files(DEMO_CORPUS_DIR)

@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         count = write_export(records, Path(args.out), args.to)
     except (SciArenaError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"sciarena export: {err}", file=sys.stderr)
         return 2
     print(f"wrote {count} vote(s) to {args.out} ({args.to})")
     return 0

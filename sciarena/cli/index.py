@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from sciarena.retrieval.local import LocalIndex  # start-up time: loaded only when this command runs
 
     if args.passage_words < 20:
-        print("error: --passage-words must be at least 20", file=sys.stderr)
+        print("sciarena index: --passage-words must be at least 20", file=sys.stderr)
         return 2
     try:
         started = time.perf_counter()
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         build_s = time.perf_counter() - started - read_s
         index.save(args.out)
     except RetrievalError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"sciarena index: {err}", file=sys.stderr)
         return 2
     total_s = time.perf_counter() - started
     print(f"indexed {index.num_papers} papers as {index.num_passages} passages "

@@ -103,7 +103,8 @@ def per_paper_digest(question: str, references: Sequence[Reference], max_papers:
         used[n] = picks
         body = " ".join(cite(a.sentences[i].text, n) for i in picks)
         paragraphs.append(f"{_lead(refs[n].paper)} {_DIGEST_FRAMES[rank % len(_DIGEST_FRAMES)]}. {body}")
-    paragraphs.append(_synthesis(a, used))
+    if len(used) > 1:  # "taken together" needs more than one paper to take
+        paragraphs.append(_synthesis(a, used))
     return "\n\n".join(paragraphs)
 
 

@@ -32,9 +32,10 @@ An **OpenScholar-style** contestant wraps another model in a loop: the model dra
 (at most three points to improve), searches for more papers where a point names missing information (those
 papers are numbered after the shared ones and marked under its answer), revises the answer point by point, and
 finally checks each statement against the passages it cites, adding a citation where a given passage supports
-an uncited statement. While the answers are written, both sides show the same *Answering…* line whatever the
-contestant; a pipeline shows no text until its final answer is ready (so no draft you read disappears), then
-writes that answer out at a steady pace like a streaming model (about 2,000 characters a second), and the
+an uncited statement. Each side shows an *Answering…* line above its text until that side's answer is complete
+(the same line for every contestant, so a plain model's line goes as soon as it has finished, while the other
+side may still show it); a pipeline shows no text until its final answer is ready (so no draft you read
+disappears), then writes that answer out at a steady pace like a streaming model (about 2,000 characters a second), and the
 papers it found are listed like any reference. After your vote its steps are listed with its name and those
 papers are marked as found by it. When its
 base model is in the pool too, it meets that model in at least half of its battles (half of those the sampler

@@ -260,11 +260,13 @@ def wire_arena(handlers: ArenaHandlers) -> None:
     # "always_last": a Send while a battle streams starts the new battle as soon as the old one ends (the
     # default dropped that Send and left the old battle votable under the new question; settle blanks it).
     locked = v.send.click(handlers.clear, [v.turn], [*v.screen, v.turn], api_visibility="private", queue=False)
+    # show_progress="hidden": Gradio's own timer overlay sat on every output while the event ran, inside an
+    # answer already complete while the other side still streamed; each side has its own Answering line.
     running = locked.then(handlers.battle_in_page, [v.question, v.session, v.turn, v.browser_key],
                           v.page_battle_outputs, api_visibility="private", concurrency_limit=32,
-                          trigger_mode="always_last")
+                          trigger_mode="always_last", show_progress="hidden")
     # Queued (not queue=False) so its update reaches the page after any the battle sent before it ended.
-    running.then(handlers.settle, [v.session, v.turn], v.screen, api_visibility="private")
+    running.then(handlers.settle, [v.session, v.turn], v.screen, api_visibility="private", show_progress="hidden")
     v.question.submit(None, None, None, js="() => document.querySelector('#send')?.click()",
                       api_visibility="private")
     asking = wire_followups(handlers)
@@ -296,8 +298,9 @@ def wire_followups(handlers: ArenaHandlers) -> list:
                                    [*v.controls, *v.followup_outputs, v.question_error, v.vote_error],
                                    api_visibility="private", queue=False)
     asking = locked.then(handlers.follow_up_in_page, [v.followup, v.session, v.turn, v.browser_key],
-                         v.page_followup_outputs, api_visibility="private", concurrency_limit=32)
-    asking.then(handlers.settle, [v.session, v.turn], v.screen, api_visibility="private")
+                         v.page_followup_outputs, api_visibility="private", concurrency_limit=32,
+                         show_progress="hidden")
+    asking.then(handlers.settle, [v.session, v.turn], v.screen, api_visibility="private", show_progress="hidden")
     v.followup.submit(None, None, None, js="() => document.querySelector('#followup-send')?.click()",
                       api_visibility="private")
     return [asking]

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 Updates = dict[Any, Any]  # component → new value or gr.update(...)
 
+# The status line once the vote is stored: it asked which answer is better, which is now answered.
+VOTED_STATUS = "Your vote is recorded; the names are shown with the answers. Press New battle for another."
 SHARE_LOCKED_NOTE = "Recorded with your vote, for this battle only; the next battle asks again."
 
 
@@ -122,6 +124,7 @@ class ArenaView:
         """What a vote button updates: the reveal, the answers in full (their reference lists now marking what
         a side found itself), the session, the closed controls and the vote's message."""
         return [self.model_names, self.answer_a, self.answer_b, self.refs_a, self.refs_b, self.session, *self.controls, self.vote_error,
+                self.status,
                 *([self.followup_box] if self.followup_box is not None else []),  # hidden: the vote ends the battle
                 *self.share_boxes]
 
@@ -365,6 +368,7 @@ class ArenaHandlers:
         own = {self.view.refs_a: render.conversation_cited(battle, "a", revealed=True),  # now marked
                self.view.refs_b: render.conversation_cited(battle, "b", revealed=True)}
         return {self.view.model_names: render.reveal_markdown(battle, voted.vote.choice), **full, **own,
+                self.view.status: VOTED_STATUS,
                 self.view.session: voted, **self.open_controls(voted), **self._followup(voted),
                 **self._share_boxes(locked=True)}
 

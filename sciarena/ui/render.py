@@ -457,9 +457,10 @@ def retrieval_status(retrieval: Retrieval, follow_up: bool = False) -> str:
         if not added:
             return "Follow-up: no new papers found; both models answer from the references so far."
         numbers = f"[{added[0].number}]" + (f"–[{added[-1].number}]" if len(added) > 1 else "")
+        see = "both models see them" if len(added) > 1 else "both models see it"
         return (f"Follow-up: {counted(len(added), 'new paper')} found "
                 f"({backend_label(retrieval.backend)}) in {retrieval.seconds * 1000:.0f} ms, numbered {numbers}; "
-                "both models see them.")
+                f"{see}.")
     papers = len(retrieval.references)
     passages = sum(len(r.passages) for r in retrieval.references)
     text = (f"Retrieved {counted(passages, 'passage')} from {counted(papers, 'paper')} "

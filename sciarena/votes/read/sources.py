@@ -34,8 +34,11 @@ log = logging.getLogger(__name__)
 
 
 def is_hub_id(source: PathLike) -> bool:
-    """``owner/name`` that is not a path on this machine."""
-    return not Path(source).exists() and bool(_REPO_ID.match(str(source).strip()))
+    """``owner/name`` that is not a path on this machine, nor looks like one: a name ending as a vote file does
+    (``review-sets/second-votes.jsonl``) is a local file that is missing, said at once rather than asked of
+    the Hub (whose retries took 26 s to end in a screen of errors)."""
+    text = str(source).strip()
+    return not Path(source).exists() and bool(_REPO_ID.match(text)) and not text.lower().endswith(SUFFIXES)
 
 
 def local_vote_files(path: Path) -> list[Path]:
