@@ -78,9 +78,10 @@ def report(profile: Profile, seeds: list[int], args: argparse.Namespace) -> None
     t0 = time.perf_counter()
     curves: dict[str, Curves] = {name: simulate(profile, name, seeds, n_votes, args.refresh, args.floor)
                                  for name in ORDER}
+    floor_text = args.floor if args.floor is not None else "each sampler's own"
     print(f"\n## {profile.name}: {len(profile.ratings)} models ({min(profile.ratings):.0f}–"
           f"{max(profile.ratings):.0f} Elo), seeds {seeds[0]}–{seeds[-1]}, {n_votes:,} votes a stream, "
-          f"a board state every {args.refresh} votes, floor {args.floor}; simulated in {time.perf_counter() - t0:.0f} s")
+          f"a board state every {args.refresh} votes, floor {floor_text}; simulated in {time.perf_counter() - t0:.0f} s")
     rng = np.random.default_rng(0)
     # The top model and the mean width are read from 1,000 votes on; the other order targets from 500
     # votes after the new (fifth-best) model joined, since its arrival changes the true top five.
@@ -101,8 +102,8 @@ def report(profile: Profile, seeds: list[int], args: argparse.Namespace) -> None
                  f"{level:.1f} Elo" if target == "ci" else f"{level:.3f}")
         cells = [fmt(table[name][target], cap) for name in ORDER]
         print(f"| {LABELS[target]} | {shown} | " + " | ".join(cells) + f" | {bound[target]:.3f}× |")
-    print(f"(* before the first fitted checkpoint: extrapolated; {cap:.1f}: not reached in the stream; "
-          f"uniform's own ratio is 1 by construction, its interval shows the noise; the bound knows the truth)")
+    print(f"(* already reached at the first checkpoint read: at or before it; >{cap:.1f}: not reached in the stream; "
+          f"uniform's own ratio and interval show the noise; the bound knows the truth)")
     at = int(np.flatnonzero(curves["uniform"].votes == args.target)[0])
     print(f"\nat {args.target:,} votes, mean over seeds (and the new model's per-seed votes):")
     for name, c in curves.items():
@@ -127,7 +128,7 @@ def bootstrap_check(profile: Profile, curves: dict[str, Curves], seed: int) -> N
           f"the stream's Fisher width {curves['uniform'].ci[:, at].mean():.1f} Elo")
 
 
-def per_battle_cost(floor: float) -> None:
+def per_battle_cost(floor: float | None) -> None:
     """µs per battle of each sampler (weights cached per state), and the cost of one new board state."""
     m = len(TABLE2_RATINGS)
     names = [f"model-{k:02d}" for k in range(m)]
@@ -155,13 +156,10 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=100, help="seeds 0–9 were used to choose constants")
     parser.add_argument("--target", type=int, default=10_000, help="uniform's vote count to match")
     parser.add_argument("--refresh", type=int, default=100, help="votes between board states the sampler sees")
-    parser.add_argument("--floor", type=float, default=None, help="uniform share (default: the app's)")
+    parser.add_argument("--floor", type=float, default=None, help="uniform share (default: each sampler's own)")
     parser.add_argument("--profile", choices=sorted(PROFILES), action="append", help="default: both")
     parser.add_argument("--bootstrap-check", action="store_true", help="compare Fisher and bootstrap widths")
     args = parser.parse_args()
-    if args.floor is None:
-        from sciarena.core.settings import Settings
-        args.floor = Settings().sampler_floor
     n_seeds = args.seeds or (20 if args.full else 4)
     seeds = list(range(args.first_seed, args.first_seed + n_seeds))
     print(f"bench_sampling: {n_seeds} seeds from {args.first_seed}; load {os.getloadavg()[0]:.2f}")

@@ -123,7 +123,7 @@ def _score(theta: np.ndarray, cov: np.ndarray, truth: np.ndarray) -> tuple[np.nd
 
 
 def simulate(profile: Profile, sampler_name: str, seeds: list[int], n_votes: int, refresh: int,
-             floor: float) -> Curves:
+             floor: float | None) -> Curves:
     truth_elo = np.asarray(profile.ratings)
     truth = (truth_elo - 1000.0) / ELO
     m, s = truth.size, len(seeds)

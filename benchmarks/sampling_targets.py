@@ -1,16 +1,17 @@
 """Votes each sampler needs for uniform sampling's certainty, with intervals over seeds (bench_sampling.py).
 
 A certainty target (top model right, top-5 set right, share of adjacent pairs ordered, share of
-adjacent ≥ 10 Elo pairs separated) is a share of runs, or of pairs, that rises with the votes; with 20
-seeds a share of runs moves in steps of 0.05, so reading the first checkpoint that reaches a level is
-mostly noise. Each sampler's curve (mean over seeds, from ``fit_from`` votes on) is instead fitted by
-P(v) = Φ(α + β·√v) (a contrast's z grows with √v; fractional-probit likelihood, a half-run of
-shrinkage so an all-right curve stays finite), and the mean CI width by log w = a + b·log v. Uniform's
-fitted value at the target vote count is the level; a sampler's votes are where its own fit meets it,
-so uniform needs the target votes by construction. A crossing before ``fit_from`` is extrapolated and
-marked. The newcomer targets (votes after it joins until 100 battles, until its 95 % half-width
-≤ 50 Elo) are per seed; their mean is compared with uniform's. Intervals: 95 % percentile bootstrap
-over seeds, paired (a seed's battle outcomes are shared by every sampler, sampling_sim.py).
+adjacent ≥ 10 Elo pairs separated, mean CI width) is a curve over checkpoints, averaged over seeds.
+Each averaged curve is made monotone (isotonic regression: on average more votes never make the
+board less right) from ``fit_from`` votes on; uniform's monotone value at the target vote count is
+the level, and a sampler needs the votes at which its own monotone curve first reaches it (linear
+between checkpoints). A curve already at the level at ``fit_from`` is marked: the crossing is at or
+before it. With 20 seeds a share of runs moves in steps of 0.05 and a seed that is right early tends
+to stay right, so uniform's own ratio can differ from 1 (its flat stretches reach the level early);
+the intervals show how far. The newcomer targets (votes after it joins until 100 battles, until its
+95 % half-width ≤ 50 Elo) are per seed; their mean is compared with uniform's. Intervals: 95 %
+percentile bootstrap over seeds, paired (a seed's battle outcomes are shared by every sampler,
+sampling_sim.py).
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from sampling_sim import Curves
-from scipy.optimize import minimize
-from scipy.special import ndtr, ndtri
 
 TARGETS = ("top", "top5", "adjacent", "separated", "ci", "listed", "half50")
 LABELS = {
@@ -37,39 +36,33 @@ HALF_WIDTH = 50.0
 BOOTSTRAP = 400
 
 
-def _probit_fit(votes: np.ndarray, share: np.ndarray, runs: int) -> tuple[float, float]:
-    """(α, β) of P(v) = Φ(α + β·√v) maximising the fractional-probit likelihood of ``share``."""
-    y = (share * runs + 0.5) / (runs + 1.0)  # half a run of shrinkage: an all-right curve keeps a finite fit
-    x = np.sqrt(votes / votes.max())
-
-    def loss(ab: np.ndarray) -> float:
-        q = np.clip(ndtr(ab[0] + ab[1] * x), 1e-12, 1 - 1e-12)
-        return -float((y * np.log(q) + (1 - y) * np.log(1 - q)).sum())
-
-    start = np.polyfit(x, ndtri(np.clip(y, 0.01, 0.99)), 1)[::-1]
-    ab = minimize(loss, start, method="Nelder-Mead", options={"xatol": 1e-6, "fatol": 1e-9}).x
-    return float(ab[0]), float(ab[1]) / math.sqrt(votes.max())
+def isotonic_increasing(y: np.ndarray) -> np.ndarray:
+    """Least-squares non-decreasing fit (pool adjacent violators)."""
+    blocks: list[list[float]] = []  # [mean, count]
+    for value in y.tolist():
+        blocks.append([value, 1.0])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            (m2, n2), (m1, n1) = blocks.pop(), blocks.pop()
+            blocks.append([(m1 * n1 + m2 * n2) / (n1 + n2), n1 + n2])
+    return np.concatenate([np.full(int(n), m) for m, n in blocks])
 
 
-def _curve_fit(target: str, votes: np.ndarray, rows: np.ndarray) -> tuple[float, float]:
-    if target == "ci":
-        b, a = np.polyfit(np.log(votes), np.log(rows.mean(axis=0)), 1)
-        return float(a), float(b)
-    return _probit_fit(votes, rows.mean(axis=0), rows.shape[0])
+def _monotone(target: str, rows: np.ndarray) -> np.ndarray:
+    """The seeds' mean curve made non-decreasing in "better" (minus the width for the CI target)."""
+    sign = -1.0 if target == "ci" else 1.0
+    return isotonic_increasing(sign * rows.mean(axis=0))
 
 
-def _value(target: str, ab: tuple[float, float], v: float) -> float:
-    return math.exp(ab[0] + ab[1] * math.log(v)) if target == "ci" else float(ndtr(ab[0] + ab[1] * math.sqrt(v)))
-
-
-def _crossing(target: str, ab: tuple[float, float], level: float) -> float:
-    a, b = ab
-    if target == "ci":
-        return math.exp((math.log(level) - a) / b) if b < 0 else math.inf
-    gap = float(ndtri(level)) - a  # what √v·β must make up
-    if gap <= 0:
-        return 0.0
-    return (gap / b) ** 2 if b > 0 else math.inf
+def _crossing(votes: np.ndarray, curve: np.ndarray, level: float) -> float:
+    """First vote count at which the non-decreasing ``curve`` reaches ``level`` (linear between
+    checkpoints; the first checkpoint if it starts above); inf if it never does."""
+    above = np.flatnonzero(curve >= level - 1e-12)
+    if not above.size:
+        return math.inf
+    k = int(above[0])
+    if k == 0 or curve[k] == curve[k - 1]:
+        return float(votes[k])
+    return float(votes[k - 1] + (votes[k] - votes[k - 1]) * (level - curve[k - 1]) / (curve[k] - curve[k - 1]))
 
 
 def half_width_votes(c: Curves) -> np.ndarray:
@@ -90,9 +83,11 @@ def half_width_votes(c: Curves) -> np.ndarray:
 
 def _ratio(votes: np.ndarray, own_rows: np.ndarray, uni_rows: np.ndarray, target: str,
            target_votes: int) -> tuple[float, float]:
-    """Uniform's fitted certainty at ``target_votes``, and the votes ``own_rows`` need for it / target_votes."""
-    level = _value(target, _curve_fit(target, votes, uni_rows), target_votes)
-    return level, _crossing(target, _curve_fit(target, votes, own_rows), level) / target_votes
+    """Uniform's certainty at ``target_votes``, and the votes ``own_rows`` need for it / target_votes."""
+    at = int(np.flatnonzero(votes == target_votes)[0])
+    level = float(_monotone(target, uni_rows)[at])
+    reached = _crossing(votes, _monotone(target, own_rows), level)
+    return (-level if target == "ci" else level), reached / target_votes
 
 
 @dataclass(frozen=True)
@@ -102,13 +97,13 @@ class Need:
     ratio: float
     low: float
     high: float
-    extrapolated: bool = False  # the crossing lies before the first fitted checkpoint
+    extrapolated: bool = False  # already at the level at the first checkpoint read: "at or before"
 
 
 def needs(curves: Curves, uniform: Curves, target_votes: int, rng: np.random.Generator,
           fit_from: dict[str, int]) -> dict[str, Need]:
     """For every target: this sampler's votes to uniform's certainty at ``target_votes``, as a ratio;
-    each certainty curve is fitted from ``fit_from[target]`` votes on."""
+    each certainty curve is read from ``fit_from[target]`` votes on."""
     out = {}
     s_own, s_uni = curves.top.shape[0], uniform.top.shape[0]
     # Paired: the same seeds for the sampler and uniform (they share each seed's battle outcomes).
@@ -120,13 +115,13 @@ def needs(curves: Curves, uniform: Curves, target_votes: int, rng: np.random.Gen
             ref = uniform.newcomer_listed if target == "listed" else half_width_votes(uniform)
             boot = [own[a].mean() / ref[b].mean() for a, b in draws]
             out[target] = Need(float(ref.mean()), float(own.mean()), float(own.mean() / ref.mean()),
-                               *np.percentile(boot, [2.5, 97.5]))
+                               *np.percentile(boot, [2.5, 97.5], method="nearest"))
             continue
         window = curves.votes >= fit_from[target]
         votes = curves.votes[window].astype(float)
         rows, ref_rows = getattr(curves, target)[:, window], getattr(uniform, target)[:, window]
         level, point = _ratio(votes, rows, ref_rows, target, target_votes)
         boot = [_ratio(votes, rows[a], ref_rows[b], target, target_votes)[1] for a, b in draws]
-        out[target] = Need(level, point * target_votes, point, *np.percentile(boot, [2.5, 97.5]),
-                           extrapolated=point * target_votes < fit_from[target])
+        out[target] = Need(level, point * target_votes, point, *np.percentile(boot, [2.5, 97.5], method="nearest"),
+                           extrapolated=point * target_votes <= votes[0])
     return out

@@ -113,7 +113,7 @@ class Services:
                   for name in names]
         models.sort(key=lambda m: (-m["sampling_weight"], -m["battles_30d"], m["model"]))
         return {"sampler": settings.sampler,
-                "floor": settings.sampler_floor if settings.sampler in BOARD_SAMPLERS else None,
+                "floor": self.arena.pair_sampler.floor if settings.sampler in BOARD_SAMPLERS else None,
                 "window_days": SHARE_WINDOW_DAYS, "models": models, "deprecated_models": sorted(deprecated),
                 "pairs": [{"a": a, "b": b, "weight": round(p, 6)}
                           for a, b, p in (pair_weights.pairs() if pair_weights is not None else [])],

@@ -53,7 +53,7 @@ def test_sample_pair_with_too_few_models_is_a_clear_error(specs):
         sample_pair([], random.Random(0))
 
 
-@pytest.mark.parametrize("sampler", ["inverse_sqrt", "adaptive", "uniform"])
+@pytest.mark.parametrize("sampler", ["inverse_sqrt", "adaptive", "order", "uniform"])
 def test_the_published_chances_are_what_the_arena_draws_with_the_offline_pipeline(tmp_path, sampler, wire):
     """The About table's "chance of being in the next battle" against 3,000 draws of the arena's own pair draw
     over the offline pool (three baselines and a pipeline around one of them). The sampler's weights alone

@@ -1,4 +1,4 @@
-"""On the app served on loopback: the adaptive sampler's published pair weights (the ``/leaderboard``
+"""On the app served on loopback: the adaptive and order samplers' published pair weights (the ``/leaderboard``
 endpoint's ``sampling.pairs``) move toward the one pair left uncertain once stored votes settle the rest."""
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ def published_pairs(client: Client) -> dict[frozenset[str], float]:
     return {frozenset((p["a"], p["b"])): p["weight"] for p in board["sampling"]["pairs"]}
 
 
-def test_published_weights_move_to_the_uncertain_pair(tmp_path, wire):
+@pytest.mark.parametrize("sampler", ["adaptive", "order"])
+def test_published_weights_move_to_the_uncertain_pair(tmp_path, wire, sampler):
     folder = tmp_path / "votes" / "2026-01-05"
-    with running_arena(tmp_path, sampler="adaptive", build=wire) as app:
+    with running_arena(tmp_path, sampler=sampler, build=wire) as app:
         names = [m.name for m in app.services.pool.active]  # the offline pool: three baselines and a pipeline
         x, y, z, w = range(4)
         votes_between(names, [(i, j, 3) for i in range(4) for j in range(4) if i != j], folder, "votes-early.jsonl")

@@ -12,13 +12,15 @@ on the current fit):
 With the fit's Fisher covariance Σ, the chance a contrast's sign is right is Φ(z), z = |d|/sd (and
 separated at 95 %: Φ(z − 1.96)). One more vote on pair e = (i, j) shrinks Var(cᵀθ) by
 w_e·(cᵀΣe)² / (1 + w_e·eᵀΣe) (Sherman–Morrison, w_e = p(1−p)), which raises that chance by about
-φ(z)·z/(2·Var)·ΔVar. For each question the rises are summed over its contrasts and normalised; the four
-questions share the order draws equally, so a board whose leader is open but whose middle is crowded
-(Table 2) still spends a quarter of them on the leader.
+φ(z)·z/(2·Var)·ΔVar. For each question the rises are summed over its contrasts and normalised, and
+the questions share the order draws by ``QUESTION_SHARES`` times how open each still is (the chance
+its answer is wrong: for the leader and the top set the summed chances of a wrong sign, at most 1;
+for neighbours their mean), so a board whose leader is open but whose middle is crowded (Table 2)
+still spends a fixed part of them on the leader, and a settled question hands its part on.
 z is floored at ``Z_FLOOR`` because an estimated gap of zero is not a known tie: a vote there still
 tells the reader something, and without the floor the sampler would ignore the most open pairs.
 
-A model still short of the listing threshold gets ``NEWCOMER_SHARE`` of the draws (split by how far
+A model still short of the listing threshold gets ``NEWCOMER_SHARE`` of the targeted draws (split by how far
 each is from it), spent on the opponents that narrow its own interval most. The rest of the draws
 follow the order weights, after ``floor`` of them is spread uniformly over every pair, so every pair
 is still met and the Bradley–Terry fit stays identified.
@@ -31,10 +33,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import ndtr
 
 TOP_K = 5  # the top set a reader looks at (the paper's figures name the leading five)
 Z_FLOOR = 0.5  # see the module doc: an estimated tie still deserves votes
-NEWCOMER_SHARE = 0.3  # of the draws, for models below the listing threshold (when there are any)
+NEWCOMER_SHARE = 0.1  # of the targeted draws, for models below the listing threshold (when there are any)
+ORDER_FLOOR = 0.45  # the sampler's default uniform share (sampling.SAMPLER_FLOORS says why)
 _PRIOR = 1.0 / math.log(10.0) ** 2  # precision of a N(0, 400²) prior on Elo, in natural units
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 
@@ -49,6 +53,8 @@ def _covariance(theta: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 QUESTIONS = ("first", "top set", "neighbours ordered", "neighbours separated")
+# Of the order draws, per question: the leader and the top set are what a board is read for first.
+QUESTION_SHARES = (0.45, 0.45, 0.05, 0.05)
 
 
 def _contrasts(rank: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -63,7 +69,7 @@ def _contrasts(rank: np.ndarray, top_k: int) -> tuple[np.ndarray, np.ndarray, np
 
 def order_gain(theta: np.ndarray, counts: np.ndarray, top_k: int = TOP_K) -> np.ndarray:
     """Per pair (i < j, ``np.triu_indices`` order): how much one vote raises the chances that the board
-    answers the reader's questions right (module doc), each question given an equal share.
+    answers the reader's questions right (module doc), each question given its share.
     ``theta`` natural units, ``counts`` (M, M) battles."""
     m = theta.size
     cov, p = _covariance(theta, counts)
@@ -79,13 +85,17 @@ def order_gain(theta: np.ndarray, counts: np.ndarray, top_k: int = TOP_K) -> np.
     reach = (c_sigma[:, i] - c_sigma[:, j]) ** 2  # (cᵀΣe)² for every contrast and pair
     w = p[i, j] * (1.0 - p[i, j])
     per_vote = w / (1.0 + w * (cov[i, i] + cov[j, j] - 2.0 * cov[i, j]))  # Sherman–Morrison
+    # A question's share shrinks with the chance the board already answers it right, so a settled
+    # question (a clear leader) hands its draws to the open ones.
+    wrong = ndtr(-(np.abs(theta[hi] - theta[lo]) / np.sqrt(var) - shift))
     gain = np.zeros(i.size)
     for q in range(len(QUESTIONS)):
         ask = question == q
         g = per_vote * (value[ask] @ reach[ask])
         total = g.sum()
+        open_q = min(1.0, float(wrong[ask].sum())) if q < 2 else float(wrong[ask].mean())
         if total > 0 and np.isfinite(total):
-            gain += g / total
+            gain += QUESTION_SHARES[q] * open_q * g / total
     return gain
 
 

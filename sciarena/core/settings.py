@@ -78,7 +78,8 @@ class Settings:
     # Pair sampler (arena/sampling.py): "inverse_sqrt" (each side 1/sqrt(1+battles), the original),
     # "adaptive" (by the expected drop in rank uncertainty, above a uniform floor) or "uniform".
     sampler: str = "inverse_sqrt"
-    sampler_floor: float = 0.2  # adaptive: share of draws spread uniformly over every pair
+    # adaptive/order: share of draws spread uniformly over every pair; None: the sampler's own default
+    sampler_floor: float | None = None
     outage: frozenset[str] = frozenset()  # model names kept out of battles for now (SCIARENA_OUTAGE, comma-separated)
     oauth_enabled: bool = False  # a Space with hf_oauth: true (it sets OAUTH_CLIENT_ID): offer "Sign in"
     # The Review tab (science/review.py): expert annotators, named by HF username, give stored battles a second,
@@ -134,7 +135,8 @@ class Settings:
             redis_url=env.get("SCIARENA_REDIS_URL", "").strip(),
             seed=int(seed) if seed else None,
             sampler=_choice(env, "SCIARENA_SAMPLER", cls.sampler, ("adaptive", "inverse_sqrt", "order", "uniform")),
-            sampler_floor=_share(env, "SCIARENA_SAMPLER_FLOOR", cls.sampler_floor),
+            sampler_floor=_share(env, "SCIARENA_SAMPLER_FLOOR", 1.0) if env.get("SCIARENA_SAMPLER_FLOOR", "").strip()
+            else None,
             outage=frozenset(n.strip() for n in env.get("SCIARENA_OUTAGE", "").split(",") if n.strip()),
             oauth_enabled=bool(env.get("OAUTH_CLIENT_ID")),
             reviewers=frozenset(n.strip() for n in env.get("SCIARENA_REVIEWERS", "").split(",") if n.strip()),

@@ -14,6 +14,10 @@ from sciarena.wiring import Services
 SAMPLER_TEXT = {
     "inverse_sqrt": "each side is drawn with weight 1/√(1 + its battles), so newer models battle more often",
     "uniform": "every pair of available models is equally likely",
+    "order": ("pairs are drawn by how much a vote on them would raise the chance that the board's order is "
+              "right where readers look: who is first, which models make the top five, and whether neighbours "
+              "are in the right order and told apart; a model short of 100 battles also gets a share of the "
+              "draws until it is listed, and a share of every draw is spread evenly over all pairs"),
     "adaptive": ("pairs are drawn by how much a vote on them is expected to narrow the intervals that decide the "
                  "shown ranks (neighbours whose intervals overlap, models short of the listing threshold), with "
                  "a share of every draw spread evenly over all pairs"),
