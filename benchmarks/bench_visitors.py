@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 APP_CORE, CLIENT_CORE = 0, 1
+IDLE_S = 5.0  # how long the app's idle CPU is measured, between the warm-up and the lone visitor
 ANSWER_CHARS, PIECE_CHARS, PIECE_GAP_S = 600, 25, 0.05
 QUESTIONS = ("How does retrieval-augmented generation reduce hallucination in large language models?",
              "How does CRISPR-Cas9 achieve targeted genome editing, and what limits its precision?",
@@ -254,11 +255,17 @@ def main() -> None:
             warm = Tally([], [])
             asyncio.run(visitor(endpoints, 1, warm, 0))  # warm-up: first-use imports and caches
 
+            cpu0 = cpu_seconds(app.pid)
+            time.sleep(IDLE_S)
+            idle = (cpu_seconds(app.pid) - cpu0) / IDLE_S
+            print(f"app idle: {idle * 1000:.0f} ms CPU a second")
             lone = Tally([], [])
+            cpu0 = cpu_seconds(app.pid)
             asyncio.run(visitor(endpoints, args.lone, lone, 0))
             alone = statistics.median(lone.battles)
             print(f"one visitor alone: battle median {alone:.2f} s over {args.lone} "
-                  f"({statistics.median(lone.updates):.0f} updates per battle)")
+                  f"({statistics.median(lone.updates):.0f} updates per battle; app CPU "
+                  f"{(cpu_seconds(app.pid) - cpu0) / args.lone * 1000:.0f} ms per battle)")
 
             load = Tally([], [])
 
