@@ -79,7 +79,7 @@ def test_the_vote_is_on_the_whole_conversation_and_the_record_keeps_the_first_tu
     voted = offline.vote(session, YES)
     record = list(offline.store.records())[-1]
     battle = voted.battle
-    assert record["schema_version"] == SCHEMA_VERSION == 5 and record["num_turns"] == 3
+    assert record["schema_version"] == SCHEMA_VERSION == 6 and record["num_turns"] == 3
     # the released fields are the first turn, exactly as a one-question battle records it
     assert record["question"] == CRISPR and record["responseA"] == battle.side_a.answer.text
     assert [c["number"] for c in record["citations_a"]] == [r.number for r in battle.side_a.cited_references(

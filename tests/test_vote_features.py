@@ -33,13 +33,14 @@ FOLLOW_UP = "What did the first direct detection of gravitational waves observe?
 # The fields each schema version's writer added, read from the history of sciarena/votes/schema.py on main
 # (git log --first-parent): the first writer (2283775) wrote the rest; the labellers came with 2eb3a97 (still
 # version 1) and became version 2 in fdcbcde; 3 is a0d06f0; 4 is a6e4599, and masked_a/b joined version-4
-# records later (9d57689) without a new version; 5 is 6bb8deb. Every writer wrote the same types as today's.
+# records later (9d57689) without a new version; 5 is 6bb8deb; 6 is issue 30's identity check. Every writer wrote the same types as today's.
 ADDED = {
     2: ("question_type_labeller", "subject_labeller"),
     3: ("pipeline_a", "pipeline_b"),
     4: ("subject_source", "subject_labelled", "shared", "shared_reason"),
     4.1: ("masked_a", "masked_b"),  # a later version-4 writer
     5: ("num_turns", "turns"),
+    6: ("identity_revealed", "identity_reason"),
 }
 
 
@@ -81,7 +82,9 @@ def full_record(arena_records):
     labels = QuestionLabels("Conceptual Explanation", "offline:rules:category", "Healthcare",
                             "offline:classifier:discipline", subject_source="asker", subject_labelled="Natural Science")
     return vote_record(Vote(battle, "A", reason="A cites the guide RNA paper.", voter_id="anon-1f2e",
-                            timestamp="2026-12-02T06:00:00.000Z", shared=True, shared_reason=True), labels)
+                            timestamp="2026-12-02T06:00:00.000Z", shared=True, shared_reason=True,
+                            identity_revealed=True, identity_reason="turn 2: the voter asked a contestant who it is"),
+                       labels)
 
 
 def check(value: Any, feature: Any, path: str, filled: set[str]) -> None:

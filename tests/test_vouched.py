@@ -86,7 +86,7 @@ def test_the_table_footer_says_what_was_left_out(history, capsys):
     code, out, _ = run(capsys, "--votes", str(path), "--bootstrap", "0", "--min-battles", "0")
     footer = out.splitlines()[-1]
     assert code == 0 and footer.startswith("Left out ") and "flagged voter(s) (--include-flagged counts them)" in footer
-    assert "redacted for naming a model (--include-redacted counts them)" in footer
+    assert "the voter asked who a model is) (--include-redacted counts them)" in footer
     assert "without a voter id kept unchecked" in footer
     _, out, _ = run(capsys, "--votes", str(path), "--bootstrap", "0", "--min-battles", "0",
                     "--include-flagged", "--include-redacted")

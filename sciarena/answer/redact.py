@@ -51,7 +51,9 @@ look-alikes folded, letters spelled out with single separators joined.
 
 ``Shield`` is the policy a battle applies (arena/runner.py, the only caller while
 a battle streams): these rules, and every name the question shares with the
-catalogue hidden in both answers until the vote. Matches map back to
+catalogue hidden in both answers until the vote, then the blind reading
+(answer/blind.py), which lists no spellings: it reads the result in one canonical
+form and hides whole any sentence that still names a model. Matches map back to
 spans of the original text, which is what gets replaced. All of it is linear in
 the length of the text: repeats in the patterns are bounded.
 """
@@ -63,6 +65,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
+from sciarena.answer.blind import Blind
+from sciarena.answer.canonical import without_link_titles
+from sciarena.answer.names import Names, shipped_names
 from sciarena.core.text import View, displayable, locate, reading_view
 from sciarena.core.types import Reference
 
@@ -380,21 +385,31 @@ class Shield:
     spot, and the voter gains nothing by seeing which model an answer prefers to talk about. The reveal
     shows ``Shown.full``; the vote record says which answers were masked."""
 
-    def __init__(self, question: str, references: Sequence[Reference] = ()) -> None:
+    def __init__(self, question: str, references: Sequence[Reference] = (), *, names: Names | None = None,
+                 second_reading: bool = True) -> None:
         self._exempt = topic_text(question, references)
         asked = reading_view(question).text
         self._asked = frozenset(t for t in IDENTITY_TERMS if not t.self_only and any(
             anchor in asked.lower() for anchor in _anchors(t)) and _pattern(t).search(asked))
+        # The blind reading (answer/blind.py) reads what these rules left; ``second_reading=False`` is today's
+        # precise redactor alone, which tests use to show what the second reading adds.
+        self._blind = Blind(names or shipped_names(), self._exempt) if second_reading else None
 
     def show(self, text: str, *, partial: bool = False) -> Shown:
         """``text`` as shown before and after the vote; ``partial`` as for ``redact_identity``."""
+        text = without_link_titles(text)
         view = reading_view(text)
         found = list(_matches(view))
         exempt = _exempt_terms({term for _, _, term in found}, self._exempt)
         own = [(s, e) for s, e, term in found if term not in exempt or _speaks_of_itself(view.text, s, e, partial)]
         asked = [(s, e) for s, e, term in found if term in self._asked and (s, e) not in own]
-        return Shown(text=_replace(text, view, sorted(own + asked)), full=_replace(text, view, own),
-                     redacted=bool(own), masked=bool(asked))
+        shown, full = _replace(text, view, sorted(own + asked)), _replace(text, view, own)
+        hidden = 0
+        if self._blind is not None:
+            before = self._blind.hide(shown, partial=partial)
+            full = before.text if full == shown else self._blind.hide(full, partial=partial).text
+            shown, hidden = before.text, before.hidden
+        return Shown(text=shown, full=full, redacted=bool(own) or hidden > 0, masked=bool(asked))
 
 
 def _replace(text: str, view: View, spans: list[tuple[int, int]]) -> str:

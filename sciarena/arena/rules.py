@@ -22,6 +22,7 @@ from typing import Callable, Iterator
 
 from sciarena.answer.prompt import answer_request
 from sciarena.arena import followups
+from sciarena.arena.identity import check_identity
 from sciarena.arena.labels.at_vote import ArenaLabeller
 from sciarena.arena.limits import VisitorLimits, open_limiter
 from sciarena.arena.pairing import new_battle, sample_pair, sample_pair_with, with_base_meetings
@@ -297,9 +298,11 @@ class Arena:
                 ballot.subject, session.suggested_subject)
             battle = replace(battle, question_type=labels.question_type, subject=labels.subject)
             reason = storable_text(ballot.reason or "").strip()[:MAX_REASON_CHARS]  # no NUL, ESC or U+202E
+            identity = check_identity(battle)
             vote = Vote(battle=battle, choice=choice, reason=reason, voter_id=who, consent=True,
                         timestamp=utc_now_iso(), shared=ballot.shared is True,
-                        shared_reason=ballot.shared is True and ballot.shared_reason is True)
+                        shared_reason=ballot.shared is True and ballot.shared_reason is True,
+                        identity_revealed=identity.revealed, identity_reason=identity.reason)
             self.store.append(vote_record(vote, labels))  # VoteRejected if this battle already has a stored vote
         except BaseException:
             undo()  # a vote not stored does not count against the voter

@@ -65,7 +65,8 @@ class Exclusions:
         if self.anonymous_votes:
             parts.append(f"left out {self.anonymous_votes:,} vote(s) without sign-in (SCIARENA_COUNT_ANONYMOUS=0)")
         if self.redacted_votes:
-            what = f"{self.redacted_votes:,} battle(s) whose answers were redacted for naming a model"
+            what = (f"{self.redacted_votes:,} battle(s) whose answers were redacted for naming a model or that "
+                    "revealed one (a name reached the voter, or the voter asked who a model is)")
             parts.append(f"counted {what}" if self.include_redacted else
                          f"left out {what}" + (" (--include-redacted counts them)" if flags else ""))
         text = "; ".join(parts)

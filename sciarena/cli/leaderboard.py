@@ -99,7 +99,8 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--include-flagged", action="store_true",
                         help="count the votes of voters the quality check flags (left out by default)")
     parser.add_argument("--include-redacted", action="store_true",
-                        help="count battles whose answers were redacted for naming a model (left out by default)")
+                        help="count battles whose answers were redacted for naming a model, or that revealed one "
+                             "(identity_revealed), left out by default")
     parser.add_argument("--no-cache", action="store_true",
                         help="parse JSON lines files afresh, without the columnar copy")
     parser.add_argument("--cache-dir", default=None, metavar="DIR",

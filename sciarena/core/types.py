@@ -401,6 +401,10 @@ class Vote:
     timestamp: str = ""  # ISO 8601, UTC
     shared: bool = False  # the voter gave the battle a public read-only link (ui/battle_view.py)
     shared_reason: bool = False  # ... and let that view show their reason
+    # After the stream, checked again (arena/identity.py): a name reached the voter, or the voter asked a contestant
+    # who it is. Such a vote is stored with the reason and left out of the board like a redacted one.
+    identity_revealed: bool = False
+    identity_reason: str = ""
 
 
 # The asker's choice of field at vote time, and who decided a vote's recorded subject.

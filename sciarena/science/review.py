@@ -72,7 +72,7 @@ def battle_of(record: Mapping[str, Any]) -> StoredBattle | None:
     code = outcome_of(record.get("vote"))
     if not vote_id or not isinstance(a, str) or not isinstance(b, str) or not a.strip() or not b.strip():
         return None
-    if code is None or record.get("redacted_a") or record.get("redacted_b"):
+    if code is None or record.get("redacted_a") or record.get("redacted_b") or record.get("identity_revealed"):
         return None
     return StoredBattle(
         vote_id=str(vote_id), question=str(record.get("question") or ""), response_a=a, response_b=b,

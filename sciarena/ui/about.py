@@ -19,7 +19,14 @@ HOW_IT_WORKS = """
 3. **Cited answers.** Each answer cites references as `[n]`; citation styles are normalised, citations to papers
    that were not in the list are removed, and the papers each answer cited are listed under it.
 4. **Your vote.** When both answers are complete, vote *A is better*, *B is better*, *Tie* or *Both are bad*.
-   The model names are revealed only after your vote is saved; each battle takes one vote.
+   The model names are revealed only after your vote is saved; each battle takes one vote. Until then a
+   sentence in which an answer names a model, or names its maker while speaking of itself, is shown as
+   *[hidden until the vote: it named a model]*, however the name is spelled; a battle in which a name got
+   through anyway, or in which you asked a model who it is, is kept but not counted on the leaderboard.
+   Math is drawn when it uses the usual commands of science writing — fractions, roots, Greek letters,
+   operators, sub- and superscripts, accents, fonts such as `\\mathrm` and `\\text`, delimiters and
+   environments like `aligned` or `cases` — and is short (200 characters inline, 400 displayed); anything else
+   (macro definitions, colour, spacing and kerning, boxes, `\\char`) is shown as written, as code.
 5. **Leaderboard.** Ratings come from a Bradley–Terry model on the Elo scale (1000 = average) with 95%
    intervals (from the fit's own uncertainty under a weak prior; they held the true rating about 95% of the
    time in simulations), fitted on all the votes that count. The fit is kept until the votes change: a page

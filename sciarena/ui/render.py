@@ -16,6 +16,8 @@ from bisect import bisect_right
 from typing import Callable, Sequence
 from urllib.parse import quote, urlsplit
 
+from sciarena.answer.canonical import without_link_titles
+from sciarena.answer.mathspan import LATEX_DELIMITERS, renders
 from sciarena.core.text import counted
 from sciarena.core.types import Battle, ModelSpec, Paper, PipelineReport, Reference, Retrieval, SideResult
 
@@ -38,11 +40,8 @@ EXAMPLE_QUESTIONS: dict[str, tuple[str, ...]] = {
     ),
 }
 
-# (left, right, display) for gr.Markdown(latex_delimiters=...) on the answer boxes. Gradio matches
-# them in this order over the raw string, so "$$" must come before "$"; safe_markdown does the same.
-LATEX_DELIMITERS: tuple[tuple[str, str, bool], ...] = (
-    ("$$", "$$", True), ("\\[", "\\]", True), ("\\(", "\\)", False), ("$", "$", False),
-)
+# (left, right, display) for gr.Markdown(latex_delimiters=...) on the answer boxes (answer/mathspan.py: Gradio
+# matches them in this order over the raw string, so "$$" must come before "$"; safe_markdown does the same).
 
 
 def latex_delimiters() -> list[dict[str, str | bool]]:
@@ -182,11 +181,12 @@ def safe_markdown(text: str, references: Sequence[Reference] = ()) -> str:
     math: list[str] = []
 
     def hold(formula: str) -> str:
-        math.append(formula.replace("<", "&lt;"))
+        # Only math the blind reading can read is drawn (answer/mathspan.py); the rest is shown as code.
+        math.append(formula.replace("<", "&lt;") if renders(formula) else f"<code>{escape(formula)}</code>")
         return f"{_MATH_MARK}{len(math) - 1}{_MATH_MARK}"
 
     # Math first, as Gradio does, so a formula's "<", "[" or "_" is left for KaTeX.
-    held = _CONTROL.sub("", text).replace(_MATH_MARK, "")
+    held = without_link_titles(_CONTROL.sub("", text).replace(_MATH_MARK, ""))
     for left, right, _ in LATEX_DELIMITERS:
         held = _hold_math(held, left, right, hold)
     by_number = {r.number: r for r in references}

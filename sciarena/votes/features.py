@@ -56,6 +56,7 @@ VOTE_TYPES: Mapping[str, Any] = MappingProxyType({
     "num_citations_a": INT, "num_citations_b": INT, **_per_side(SIDE_TYPES), "question_type_labeller": STRING,
     "subject_labeller": STRING, "subject_source": STRING, "subject_labelled": STRING, "app_version": STRING,
     "shared": BOOL, "shared_reason": BOOL, "num_turns": INT, "turns": ("list", TURN_TYPES),
+    "identity_revealed": BOOL, "identity_reason": STRING,
 })
 
 

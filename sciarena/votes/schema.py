@@ -23,7 +23,7 @@ VOTE_GLOB = "*/votes-*.jsonl"
 # 2 added question_type_labeller and subject_labeller; 3 added pipeline_a/b; 4 added subject_source and
 # subject_labelled (the asker may change the field the labeller proposed), shared and shared_reason; 5 added
 # num_turns and turns (follow-up questions: the released fields keep the first turn, ``turns`` holds every one)
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # --- the vote vocabulary -----------------------------------------------------------------------------
 OUTCOME_A, OUTCOME_B, OUTCOME_TIE, OUTCOME_BAD = 0, 1, 2, 3
@@ -121,6 +121,11 @@ OWN_FIELDS: tuple[str, ...] = (
     # the first included, as TURN_FIELDS objects. Null in older records: one turn, the fields above.
     "num_turns",
     "turns",
+    # Checked once more at vote time (version 6, arena/identity.py): a model's name reached the voter before the
+    # vote, or the voter asked a contestant who it is; the reason says which turn and answer. The board leaves
+    # such votes out like redacted ones. Null in older records: not checked.
+    "identity_revealed",
+    "identity_reason",
 )
 
 VOTE_FIELDS: tuple[str, ...] = RELEASED_FIELDS + OWN_FIELDS
@@ -262,6 +267,8 @@ def vote_record(vote: Vote, labels: QuestionLabels | None = None) -> dict[str, A
         "shared_reason": bool(vote.shared and vote.shared_reason),
         "num_turns": len(battle.turns),
         "turns": turn_records(battle),
+        "identity_revealed": bool(vote.identity_revealed),
+        "identity_reason": vote.identity_reason or None,
     }
     assert tuple(record) == VOTE_FIELDS, "vote_record and VOTE_FIELDS drifted apart"
     return record

@@ -37,7 +37,8 @@ REQUIRED = ("modelA", "modelB", "vote")
 STRING_FIELDS = ("modelA", "modelB", "vote", "subject", "question_type", "voter_id")
 # Per-side flags: an answer had a word naming a model redacted (only JSON true counts). Short fields,
 # read with the others so that the leaderboard can leave such battles out without reading answers.
-FLAG_FIELDS = ("redacted_a", "redacted_b")
+# ``identity_revealed`` (schema 6): a name reached the voter or the voter asked for one; left out the same way.
+FLAG_FIELDS = ("redacted_a", "redacted_b", "identity_revealed")
 # Who chose the vote's field (schema 4): read only to count the votes whose field the asker set
 # (``subject_source`` "asker"; "labeller" when the asker kept the proposed field), which the per-discipline views report.
 SUBJECT_SOURCE_FIELD = "subject_source"

@@ -57,7 +57,8 @@ class RawColumns:
     # int32 codes into ``voters`` (-1 = no voter id); None = not read (a columnar copy written
     # before voter ids were read: ``read.read_file`` then parses the file again)
     voter: np.ndarray | None = None
-    redacted: np.ndarray | None = None  # bool: either answer was redacted for naming a model; None = not read
+    redacted: np.ndarray | None = None  # bool: either answer was redacted for naming a model, or the battle revealed
+    # one (identity_revealed); None = not read
     asker: np.ndarray | None = None  # bool: the asker chose the field (subject_source "asker"); None = not read
 
     def __len__(self) -> int:
@@ -110,9 +111,12 @@ def is_asker(encoded: tuple[tuple[str, ...], np.ndarray]) -> np.ndarray:
     return codes == words.index(SOURCE_ASKER) if SOURCE_ASKER in words else np.zeros(codes.shape, dtype=bool)
 
 
-def flags(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The redacted column from the two per-side flags."""
-    return np.asarray(a, dtype=bool) | np.asarray(b, dtype=bool)
+def flags(*columns: np.ndarray) -> np.ndarray:
+    """The redacted column from the per-side flags and identity_revealed (FLAG_FIELDS): any of them."""
+    out = np.asarray(columns[0], dtype=bool)
+    for column in columns[1:]:
+        out = out | np.asarray(column, dtype=bool)
+    return out
 
 
 # --- id fingerprints: a 64-bit hash of the id's JSON text, computed column-wise -----------------------

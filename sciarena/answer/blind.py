@@ -1,0 +1,429 @@
+"""The blind reading: a second, independent look at what a voter's eye reads, after the precise redactor.
+
+``answer/redact.py`` finds names in the spellings it knows and replaces exactly them. This module does
+not list spellings. It reads the text once in its canonical form (``answer/canonical.py``: look-alikes,
+separators, case and digit look-alikes folded) and looks there for every catalogue name
+(``answer/names.py``), forwards, backwards, and spelled out as letter names ("see-el-ay-you-dee-ee"). A
+sentence (or line) that still names a model is replaced whole by ``PLACEHOLDER``: once spellings are folded
+the name cannot be located character by character in the source, so the whole sentence goes.
+
+What counts as naming a model, in order of evidence (``names.Names``):
+
+* a strong name (Claude, DeepSeek, GPT-4.1) anywhere, glued words included — unless it is another sense
+  shown by the sentence: a person (Claude followed by a capitalised surname), a listed other sense
+  (the anthropic principle), a word that merely contains it (philanthropic), or a topic of the battle
+  (the question or a retrieved paper names it);
+* a versioned brand (Gemini 2.5, llama3, GPT-3) with the same exceptions (the Gemini 4 mission, GPT 45 U/L);
+* in a sentence where the answer speaks about itself ("I", "me", "my", "this answer", "the text you are
+  reading", "X here", "this is X", a short sign-off line), every name, ordinary words too (Google, Meta,
+  Sonnet, Flash, o3, 4o), and no exception applies: self-reference beats topic.
+
+``Blind.hide`` is applied by ``redact.Shield`` to every snapshot and final answer; with ``partial`` (the
+text is still streaming), a text ending in the first letters of a name is cut before them, so no prefix of
+a name is shown while the rest is on its way. Linear in the length of the text.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from typing import Callable
+
+from sciarena.answer.canonical import Reading, canonical_char, canonical_word, read
+from sciarena.answer.mathspan import drawn, math_spans
+from sciarena.answer.names import Names
+from sciarena.core.text import locate
+
+PLACEHOLDER = "[hidden until the vote: it named a model]"
+_SENTENCE_END = re.compile(r"[.!?。！？;](?=\s)|\n")
+_PRONOUNS = frozenset(canonical_word(w) for w in ("I", "I'm", "I've", "I'd", "I'll", "Im"))
+_ME = frozenset(canonical_word(w) for w in ("me", "my", "myself"))
+_THIS_WHAT = frozenset(canonical_word(w) for w in (
+    "answer", "response", "reply", "text", "panel", "message", "output", "chatbot", "assistant", "side", "box"))
+_AFTER_NAME = frozenset(canonical_word(w) for w in ("here", "speaking", "signing", "writing", "responding"))
+_SIGN_OFF = frozenset(canonical_word(w) for w in (
+    "made", "by", "trained", "built", "developed", "created", "powered", "from", "signed", "regards", "cheers",
+    "best", "yours", "truly", "greetings", "love", "sincerely", "thanks", "and", "the", "team", "at", "with"))
+_FILLER = frozenset(canonical_word(w) for w in ("and", "the", "team", "at", "with", "by", "from"))
+# "Type I error", "phase I trial", "complex I": a Roman numeral, not the pronoun.
+_NUMERAL_BEFORE = frozenset(canonical_word(w) for w in (
+    "type", "phase", "class", "complex", "stage", "grade", "group", "photosystem", "region", "part", "chapter",
+    "table", "figure", "fig", "period", "category", "lamina", "layer", "article", "section", "volume", "vol",
+    "series", "appendix", "level", "tier", "step", "cluster", "mhc", "hla", "collagen", "interferon", "war",
+    "site", "domain", "loop", "helix", "isoform", "factor", "receptor", "topoisomerase", "family", "studies",
+    "study", "trial", "trials", "experiment", "model", "case", "schedule", "subtype", "generation"))
+LETTER_NAMES: dict[str, str] = {
+    "ay": "a", "aye": "a", "bee": "b", "cee": "c", "see": "c", "sea": "c", "dee": "d", "ee": "e", "eee": "e",
+    "ef": "f", "eff": "f", "gee": "g", "jee": "g", "aitch": "h", "haitch": "h", "eye": "i", "jay": "j",
+    "kay": "k", "el": "l", "ell": "l", "em": "m", "en": "n", "oh": "o", "owe": "o", "pee": "p", "cue": "q",
+    "queue": "q", "ar": "r", "are": "r", "es": "s", "ess": "s", "tee": "t", "tea": "t", "you": "u", "yoo": "u",
+    "vee": "v", "doubleu": "w", "doubleyou": "w", "ex": "x", "why": "y", "wye": "y", "zee": "z", "zed": "z",
+}
+_WORD = re.compile(r"[^\W\d_]+")
+_SPELL_GAP = re.compile(r"[\s\-.,=/·•_*~`'’|:;+]*")
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """What ``Blind.hide`` made of a text."""
+
+    text: str
+    hidden: int  # sentences replaced by PLACEHOLDER
+    held: bool  # a streamed text's end was held back (it may be the start of a name)
+
+
+@dataclass(frozen=True)
+class _Token:
+    letters: str  # canonical
+    raw: str  # as the view shows it
+    first: int  # index of its first letter in the reading
+
+
+class Blind:
+    """The blind reading for one battle: ``names`` to look for, ``topic`` the question and papers."""
+
+    def __init__(self, names: Names, topic: str = "") -> None:
+        self._names = names
+        self._strong = tuple(sorted(names.strong, key=len, reverse=True))
+        self._topic = self._brands_in(topic) if topic else frozenset()
+
+    def hide(self, text: str, *, partial: bool = False) -> Hidden:
+        """``text`` with every sentence that names a model replaced by PLACEHOLDER (see the module
+        docstring); ``partial``: a streamed text, whose end is cut before a name's first letters."""
+        if not text:
+            return Hidden(text, 0, False)
+        reading = read(text)
+        sentences = _sentences(reading)
+        sources = _source_spans(reading, sentences)
+        named = {i for i, (start, end) in enumerate(sentences) if self._names_a_model(reading, start, end)}
+        named |= self._math_hits(text, sources)
+        cut = self._prefix_cut(reading) if partial else None
+        pieces: list[str] = []
+        last = 0
+        for i in sorted(named):
+            s, e = sources[i]
+            if e <= last:
+                continue
+            pieces += [text[last:max(s, last)], PLACEHOLDER]
+            last = e
+        if cut is None:
+            pieces.append(text[last:])
+        elif cut > last:
+            pieces.append(text[last:cut])
+        return Hidden("".join(pieces), len(named), cut is not None)
+
+    def _math_hits(self, text: str, sources: list[tuple[int, int]]) -> set[int]:
+        """Sentences holding a math span whose letters, read as drawn or as code, spell a name."""
+        starts = [s for s, _ in sources]
+        hits = set()
+        for a, b in math_spans(text):
+            letters = canonical_word(drawn(text[a:b]))
+            if any(name in letters or name[::-1] in letters for name in self._strong):
+                hits.add(max(0, bisect_right(starts, a) - 1))
+        return hits
+
+    def names_in(self, text: str) -> bool:
+        """Whether any sentence of ``text`` names a model (the independent check after the vote)."""
+        reading = read(text)
+        return any(self._names_a_model(reading, s, e) for s, e in _sentences(reading))
+
+    # ------------------------------------------------------------------ one sentence
+
+    def _names_a_model(self, reading: Reading, start: int, end: int) -> bool:
+        """Whether view characters ``start:end`` (one sentence) name a model."""
+        lo, hi = _letter_range(reading, start, end)
+        if lo >= hi:
+            return False
+        tokens = _tokens(reading, lo, hi)
+        speaks = _speaks_of_itself(tokens, self._is_name, reading.view.text[start] in "-–—~")
+        for a, b, name in self._strong_hits(reading, lo, hi):
+            if speaks or _after_name(reading, tokens, b) or _this_is(tokens, a):
+                return True
+            if not self._other_sense(reading, tokens, a, b, name):
+                return True
+        for a, b, brand in self._versioned_hits(reading, lo, hi):
+            if speaks or _after_name(reading, tokens, b) or _this_is(tokens, a):
+                return True
+            if not self._other_sense(reading, tokens, a, b, brand):
+                return True
+        for index, token in enumerate(tokens):
+            word = _glued(tokens, index)
+            if self._ordinary(word) and (speaks or _after_name(reading, tokens, token.first + len(token.letters))
+                                         or _this_is(tokens, token.first)):
+                return True
+        return self._spelled(reading.view.text[start:end])
+
+    def _strong_hits(self, reading: Reading, lo: int, hi: int) -> list[tuple[int, int, str]]:
+        hits = []
+        for letters in (reading.letters, reading.looks):
+            part = letters[lo:hi]
+            for name in self._strong:
+                for form in (name, name[::-1]):
+                    at = part.find(form)
+                    while at >= 0:
+                        a, b = lo + at, lo + at + len(form)
+                        if reading.aligned(a, b):
+                            hits.append((a, b, name))
+                        at = part.find(form, at + 1)
+        return hits
+
+    def _versioned_hits(self, reading: Reading, lo: int, hi: int) -> list[tuple[int, int, str]]:
+        hits = []
+        part = reading.letters[lo:hi]
+        for brand in self._names.versioned:
+            at = part.find(brand)
+            while at >= 0:
+                a, b = lo + at, lo + at + len(brand)
+                starts = a == 0 or reading.token[a - 1] != reading.token[a]
+                if starts and b < hi and reading.letters[b].isdigit():
+                    hits.append((a, b, brand))
+                at = part.find(brand, at + 1)
+        return hits
+
+    def _ordinary(self, word: str) -> bool:
+        names = self._names
+        if word in names.ordinary or word in names.versioned:
+            return True
+        # glued: "I'mGemini", "GeminiBot", "MetaLlama" — an ordinary name joined to a pronoun or another name
+        for name in names.ordinary:
+            if len(name) >= 3 and name in word and word != name:
+                rest = word.replace(name, " ", 1).split()
+                if all(r in _PRONOUNS or r in names.ordinary or r in _GLUE for r in rest):
+                    return True
+        return False
+
+    def _other_sense(self, reading: Reading, tokens: list[_Token], a: int, b: int, name: str) -> bool:
+        names = self._names
+        brand = self._brand(name)
+        if brand in self._topic or name in self._topic:
+            return True  # a topic of the battle: the question or a paper names it
+        ta, tb = reading.token_letters(a)
+        if reading.letters[ta:tb] in names.not_names:
+            return True
+        words = {t.letters for t in tokens}
+        if words & names.other_senses.get(brand, frozenset()):
+            return True
+        if brand in names.person_names:
+            after = next((t for t in tokens if t.first >= b and reading.token[t.first] != reading.token[b - 1]), None)
+            return after is not None and after.raw[:1].isupper() and not self._is_name(after.letters)
+        return False
+
+    def _is_name(self, letters: str) -> bool:
+        names = self._names
+        return letters in names.strong or letters in names.ordinary or letters in names.versioned or (
+            bool(letters) and letters[0].isdigit())
+
+    def _brand(self, name: str) -> str:
+        """The family a name belongs to ("gpt41mlnl" → "gpt", "deepseekv3" → "deepseek")."""
+        names = self._names
+        for k in range(len(name), 2, -1):
+            head = name[:k]
+            if head.isalpha() and (head in names.strong or head in names.versioned or head in names.ordinary):
+                return head
+        return re.match(r"[a-z]*", name).group() or name  # type: ignore[union-attr]
+
+    def _brands_in(self, topic: str) -> frozenset[str]:
+        reading = read(topic)
+        found: set[str] = set()
+        n = len(reading.letters)
+        if n:
+            found.update(self._brand(name) for _, _, name in self._strong_hits(reading, 0, n))
+            found.update(brand for _, _, brand in self._versioned_hits(reading, 0, n))
+            found.update(t.letters for t in _tokens(reading, 0, n) if t.letters in self._names.ordinary)
+        return frozenset(found)
+
+    def _spelled(self, text: str) -> bool:
+        """Letter names spelled out ("see-el-ay-you-dee-ee") decode to a name, forwards or backwards."""
+        for decoded in _spelled_runs(text):
+            for form in (decoded, decoded[::-1]):
+                canon = canonical_word(form)
+                if any(name in canon for name in self._strong) or canon in self._names.ordinary:
+                    return True
+        return False
+
+    # ------------------------------------------------------------------ streaming
+
+    def _prefix_cut(self, reading: Reading) -> int | None:
+        """Where to cut a streamed text whose last letters may begin a name, or None."""
+        letters = reading.letters
+        n = len(letters)
+        prefixes = self._names.prefixes
+        for k in range(min(n, self._names.longest), 2, -1):
+            a = n - k
+            if (letters[a:] in prefixes or reading.looks[a:] in prefixes) and reading.aligned(a, n):
+                first, _ = reading.token_letters(a)
+                return reading.source[first]
+        tail = reading.view.text[-200:]
+        whole = re.sub(r"[^\W\d_]+$", "", tail)  # a letter name may be half written ("y" of "you")
+        for part in (tail, whole):
+            runs = list(_spelled_runs(part, with_start=True))
+            if not runs or runs[-1][1] + len(runs[-1][2]) < len(part.rstrip(" -–—=.·,")):
+                continue
+            decoded, start, _ = runs[-1]
+            canon = canonical_word(decoded)
+            if any(canon in name or canon in name[::-1] for name in self._strong):
+                return reading.view.origin[len(reading.view.text) - len(tail) + start]
+        return None
+
+
+# Words a name may be glued to and still be a name ("GeminiBot", "ThisIsGrok").
+_GLUE = frozenset(canonical_word(w) for w in ("bot", "ai", "here", "this", "is", "am", "the", "model", "from",
+                                              "by", "thisis", "lam", "me", "my"))
+
+
+def _sentences(reading: Reading) -> list[tuple[int, int]]:
+    """Sentences and lines of the view, as (start, end) view indices without surrounding whitespace."""
+    text = reading.view.text
+    out = []
+    last = 0
+    for m in _SENTENCE_END.finditer(text):
+        out.append((last, m.end()))
+        last = m.end()
+    out.append((last, len(text)))
+    trimmed = []
+    for s, e in out:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if s < e:
+            trimmed.append((s, e))
+    return trimmed
+
+
+def _source_spans(reading: Reading, sentences: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each sentence as a span of the source: from its first character (widened over markup and math, as
+    ``core.text.locate`` does) to the next sentence's start, without the whitespace before it, so markup the
+    view dropped between sentences ("](http://y)") goes with the sentence before it."""
+    source = reading.view.source
+    starts = [locate(reading.view, s, s + 1)[0] for s, _ in sentences]
+    if starts:
+        starts[0] = min(starts[0], len(source) - len(source.lstrip()))
+    spans = []
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(source)
+        while end > start and source[end - 1].isspace():
+            end -= 1
+        spans.append((start, end))
+    return spans
+
+
+def _letter_range(reading: Reading, start: int, end: int) -> tuple[int, int]:
+    """The letters whose view characters lie in ``start:end`` (view indices are increasing per letter)."""
+    at = reading.at
+    return bisect_left(at, start), bisect_left(at, end)
+
+
+def _tokens(reading: Reading, lo: int, hi: int) -> list[_Token]:
+    tokens: list[_Token] = []
+    i = lo
+    view = reading.view.text
+    while i < hi:
+        j = i
+        while j < hi and reading.token[j] == reading.token[i]:
+            j += 1
+        raw = view[reading.at[i]: reading.at[j - 1] + 1]
+        tokens.append(_Token(reading.letters[i:j], raw, i))
+        i = j
+    return tokens
+
+
+def _glued(tokens: list[_Token], index: int) -> str:
+    """A token's letters, joined with the single letters around it when it is one ("G o o g l e")."""
+    token = tokens[index]
+    if len(token.letters) != 1:
+        return token.letters
+    if index > 0 and len(tokens[index - 1].letters) == 1:
+        return ""  # counted from the run's first letter
+    run = []
+    for t in tokens[index:]:
+        if len(t.letters) != 1:
+            break
+        run.append(t.letters)
+    return "".join(run)
+
+
+def _speaks_of_itself(tokens: list[_Token], is_name: Callable[[str], bool], dash: bool) -> bool:
+    """First person, "this answer", "the text you are reading", "you are talking to": the sentence is about
+    the answer or its author."""
+    letters = [t.letters for t in tokens]
+    for i, token in enumerate(tokens):
+        word = letters[i]
+        raw = token.raw.strip("\"'“”‘’«»[]*_~`,:;!?.")
+        if word in _PRONOUNS and raw[:1] and not raw[:1].islower() and "(" not in token.raw and ")" not in token.raw:
+            if word != canonical_word("I") or i == 0 or letters[i - 1] not in _NUMERAL_BEFORE:
+                if not (word == canonical_word("I") and i + 1 < len(tokens) and tokens[i + 1].raw[:1] in "-–—"):
+                    return True
+        if word in _ME and not raw.isupper():
+            return True
+        if word == _THIS and i + 1 < len(tokens) and letters[i + 1] in _THIS_WHAT:
+            return True
+        if word in (_YOU, _YOURE) and _READING in letters[i + 1 : i + 4]:
+            return True
+        if word == _YOU and i + 2 < len(tokens) and letters[i + 1] in (_ARE, canonical_word("re")) and (
+                letters[i + 2] in _TALKING):
+            return True
+    return _sign_off(tokens, is_name, dash)
+
+
+_THIS, _YOU, _YOURE, _ARE = (canonical_word(w) for w in ("this", "you", "you're", "are"))
+_READING = canonical_word("reading")
+_TALKING = frozenset(canonical_word(w) for w in ("talking", "chatting", "speaking", "reading"))
+
+
+def _sign_off(tokens: list[_Token], is_name: Callable[[str], bool], dash: bool) -> bool:
+    """A short line of nothing but names and sign-off words ("— Claude", "Made by Google.", "Signed,
+    Gemini", "Best, the Grok team")."""
+    if len(tokens) > 6:
+        return False
+    if not all(not t.letters or t.letters in _SIGN_OFF or is_name(t.letters) for t in tokens):
+        return False
+    return dash or any(t.letters in _SIGN_OFF - _FILLER for t in tokens)
+
+
+def _after_name(reading: Reading, tokens: list[_Token], end: int) -> bool:
+    """The token after the one where a name ends says the name is speaking ("Opus 4.1 here.")."""
+    if end >= len(reading.letters) or end <= 0:
+        return False
+    current = reading.token[end - 1]
+    following = [t for t in tokens if reading.token[t.first] > current]
+    # skip a version or tier right after the name ("Opus 4.1 here", "Grok 4 speaking")
+    for t in following[:3]:
+        if t.letters in _AFTER_NAME:
+            return True
+        if not (t.letters[:1].isdigit() or len(t.letters) <= 3):
+            return False
+    return False
+
+
+def _this_is(tokens: list[_Token], start: int) -> bool:
+    """"this is <name>", "it's <name>", "you're talking to <name>" just before the name."""
+    before = [t.letters for t in tokens if t.first < start][-2:]
+    return before in ([_THIS, canonical_word("is")], [canonical_word("it"), canonical_word("is")]) or (
+        bool(before) and before[-1] in (canonical_word("it's"), canonical_word("thisis")))
+
+
+def _spelled_runs(text: str, with_start: bool = False):  # type: ignore[no-untyped-def]
+    """Runs of three or more letter names ("see-el-ay"), decoded to letters (and where they start)."""
+    run: list[str] = []
+    start = 0
+    last_end = -1
+    for m in _WORD.finditer(text):
+        letter = LETTER_NAMES.get(m.group().lower())
+        joined = last_end >= 0 and _SPELL_GAP.fullmatch(text, last_end, m.start()) is not None
+        if letter and (joined or not run):
+            if not run:
+                start = m.start()
+            run.append(letter)
+        else:
+            if len(run) >= 3:
+                yield ("".join(run), start, text[start:last_end]) if with_start else "".join(run)
+            run = [letter] if letter else []
+            start = m.start()
+        last_end = m.end()
+    if len(run) >= 3:
+        yield ("".join(run), start, text[start:last_end]) if with_start else "".join(run)
+
+
+__all__ = ["PLACEHOLDER", "Blind", "Hidden", "LETTER_NAMES", "canonical_char"]
