@@ -42,13 +42,14 @@ from scipy.stats import norm  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from sampling_bound import Design, best_design, newcomer_bounds  # noqa: E402
-from sampling_sim import Curves, Profile, simulate  # noqa: E402
+from sampling_sim import ELO, Z95, Curves, Profile, fisher_fit, simulate  # noqa: E402
 from sampling_targets import HALF_WIDTH, LABELS, TARGETS, Need, half_width_votes, needs  # noqa: E402
 
 from sciarena.arena.sampling import SAMPLERS, PairSampler, SamplerState  # noqa: E402
 from sciarena.board import compute_leaderboard  # noqa: E402
 from sciarena.board.synthetic import simulate as synthetic  # noqa: E402
 from sciarena.science.quality.synthetic import TABLE2_RATINGS  # noqa: E402
+from sciarena.votes.schema import OUTCOME_A, OUTCOME_B  # noqa: E402
 
 ORDER = ("uniform", "inverse_sqrt", "adaptive", "order")
 
@@ -115,17 +116,25 @@ def report(profile: Profile, seeds: list[int], args: argparse.Namespace) -> None
               f"listed after {np.mean(listed):,.0f} votes (max {np.max(listed):,.0f}), half-width ≤ 50 after "
               f"{np.mean(half):,.0f}; lowest pair chance {c.min_rate:.3f}× uniform's")
     if args.bootstrap_check:
-        bootstrap_check(profile, curves, seeds[0])
+        bootstrap_check(profile, seeds[0])
 
 
-def bootstrap_check(profile: Profile, curves: dict[str, Curves], seed: int) -> None:
-    """The Fisher intervals against the project's bootstrap, once: uniform, first seed, a fresh stream."""
+def bootstrap_check(profile: Profile, seed: int) -> None:
+    """The Fisher intervals against the project's bootstrap, once: 10,000 uniform votes, both on one table."""
     table = synthetic(np.asarray(profile.ratings), 10_000, seed=seed)  # uniform pairs, the stream's outcomes
     board = compute_leaderboard(table, bootstrap=100, seed=0, by=())
     width = np.mean([r.ci_upper - r.ci_lower for r in board.rows])
-    at = int(np.flatnonzero(curves["uniform"].votes == 10_000)[0])
-    print(f"  check: 10,000 uniform votes, project bootstrap (100 rounds) mean CI width {width:.1f} Elo; "
-          f"the stream's Fisher width {curves['uniform'].ci[:, at].mean():.1f} Elo")
+    m = len(table.models)
+    score_a = np.select([table.outcome == OUTCOME_A, table.outcome == OUTCOME_B], [1.0, 0.0], 0.5)
+    wins, battles = np.zeros((1, m, m)), np.zeros((1, m, m))
+    np.add.at(wins[0], (table.a, table.b), score_a)
+    np.add.at(wins[0], (table.b, table.a), 1.0 - score_a)
+    np.add.at(battles[0], (table.a, table.b), 1)
+    np.add.at(battles[0], (table.b, table.a), 1)
+    _, cov = fisher_fit(wins, battles, np.arange(m), None)
+    fisher = float((2 * Z95 * ELO * np.sqrt(np.diagonal(cov[0]))).mean())
+    print(f"  check, the same 10,000 uniform votes: project bootstrap (100 rounds) mean CI width {width:.1f} Elo, "
+          f"Fisher {fisher:.1f} Elo")
 
 
 def per_battle_cost(floor: float | None) -> None:

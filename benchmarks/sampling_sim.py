@@ -87,7 +87,7 @@ def _outcomes(seed: int, a: np.ndarray, b: np.ndarray, battles: np.ndarray, trut
     return np.where(a == lo, score_lo, 1.0 - score_lo)
 
 
-def _fit(wins: np.ndarray, battles: np.ndarray, members: np.ndarray,
+def fisher_fit(wins: np.ndarray, battles: np.ndarray, members: np.ndarray,
          start: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """θ (seeds, k) and centred covariance (seeds, k, k) of the ``members`` models, one batched fit."""
     k = members.size
@@ -145,7 +145,7 @@ def simulate(profile: Profile, sampler_name: str, seeds: list[int], n_votes: int
         pool = [names[k] for k in in_pool]
         states = [None] * s
         if v:
-            theta, cov = _fit(wins, battles, members, start if start is not None and start.shape[1] == members.size
+            theta, cov = fisher_fit(wins, battles, members, start if start is not None and start.shape[1] == members.size
                               else None)
             start = theta
             c = v // refresh - 1
