@@ -454,7 +454,11 @@ def test_each_side_shows_the_answering_line_until_its_own_answer_is_complete_as_
     handlers = ui()
     v = handlers.view
     updates, _, _, _ = run_battle(handlers)
-    lines = {(("step-status" in u[v.answer_a]), ("step-status" in u[v.answer_b])) for u in updates}
+    shown: dict = {}  # an update leaves out what did not change: the page keeps showing it
+    lines = set()
+    for update in updates:
+        shown.update(update)
+        lines.add(("step-status" in shown[v.answer_a], "step-status" in shown[v.answer_b]))
     assert {(True, False), (False, True)} & lines, lines  # one side done (no line), the other still answering
     about = " ".join(about_markdown(make_services()).split())
     assert "until that side's answer is complete" in about
