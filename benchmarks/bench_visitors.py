@@ -40,6 +40,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 APP_CORE, CLIENT_CORE = 0, 1
 IDLE_S = 5.0  # how long the app's idle CPU is measured, between the warm-up and the lone visitor
 ANSWER_CHARS, PIECE_CHARS, PIECE_GAP_S = 600, 25, 0.05
+FIRST_WORD = b"Attention"  # how both fake models' answers begin: the update that carries it shows text
 QUESTIONS = ("How does retrieval-augmented generation reduce hallucination in large language models?",
              "How does CRISPR-Cas9 achieve targeted genome editing, and what limits its precision?",
              "What are the main challenges of using deep learning for medical image diagnosis?")
@@ -127,8 +128,11 @@ async def _body_chunks(reader: asyncio.StreamReader, headers: dict[str, str]):
             yield chunk
 
 
-async def call(endpoints: Endpoints, session_hash: str, fn_index: int, data: list) -> tuple[bool, int]:
-    """One event through the queue, as the page sends it: whether it succeeded, and how many updates came."""
+async def call(endpoints: Endpoints, session_hash: str, fn_index: int, data: list,
+               first_text: list[float] | None = None) -> tuple[bool, int]:
+    """One event through the queue, as the page sends it: whether it succeeded, and how many updates came;
+    ``first_text`` gets the seconds from the join to the first update carrying answer text."""
+    started = time.perf_counter()
     join = json.dumps({"data": data, "event_data": None, "fn_index": fn_index, "trigger_id": None,
                        "session_hash": session_hash}).encode()
     reader, writer, headers = await _request(endpoints, "POST", "/gradio_api/queue/join", join)
@@ -143,6 +147,9 @@ async def call(endpoints: Endpoints, session_hash: str, fn_index: int, data: lis
             for message in messages:
                 if b"process_generating" in message:
                     updates += 1
+                    if first_text is not None and FIRST_WORD in message:
+                        first_text.append(time.perf_counter() - started)
+                        first_text = None
                 elif b"process_completed" in message:  # the only message parsed whole
                     done = json.loads(message.removeprefix(b"data: "))
                     if done.get("event_id") == event_id:
@@ -156,6 +163,7 @@ async def call(endpoints: Endpoints, session_hash: str, fn_index: int, data: lis
 class Tally:
     battles: list[float]
     updates: list[int]
+    first_text: list[float] = dataclasses.field(default_factory=list)
     acknowledged: int = 0
     failed: int = 0
 
@@ -165,7 +173,7 @@ async def visitor(endpoints: Endpoints, battles: int, tally: Tally, offset: int)
     for index in range(battles):
         started = time.perf_counter()
         ok, updates = await call(endpoints, session_hash, endpoints.battle, [QUESTIONS[(offset + index) % 3], None,
-                                                                             None])
+                                                                             None], tally.first_text)
         tally.battles.append(time.perf_counter() - started)
         tally.updates.append(updates)
         if not ok:
@@ -264,7 +272,8 @@ def main() -> None:
             asyncio.run(visitor(endpoints, args.lone, lone, 0))
             alone = statistics.median(lone.battles)
             print(f"one visitor alone: battle median {alone:.2f} s over {args.lone} "
-                  f"({statistics.median(lone.updates):.0f} updates per battle; app CPU "
+                  f"({statistics.median(lone.updates):.0f} updates per battle, first text at "
+                  f"{statistics.median(lone.first_text):.2f} s; app CPU "
                   f"{(cpu_seconds(app.pid) - cpu0) / args.lone * 1000:.0f} ms per battle)")
 
             load = Tally([], [])
@@ -286,7 +295,8 @@ def main() -> None:
             p50, p95 = statistics.median(load.battles), pct(load.battles, 95)
             print(f"{args.visitors} visitors x {args.battles} battles: {done} battles in {wall:.1f} s; battle p50 "
                   f"{p50:.2f} s, p95 {p95:.2f} s ({p95 / alone:.1f}x the lone median; {load.failed} failed); "
-                  f"{statistics.median(load.updates):.0f} updates per battle (median)")
+                  f"{statistics.median(load.updates):.0f} updates per battle, first text at "
+                  f"{statistics.median(load.first_text):.2f} s (medians)")
             print(f"app: {cpu / done * 1000:.0f} ms CPU per battle ({cpu / wall:.0%} of its core); memory "
                   f"{rss:.0f} MB now, {peak:.0f} MB peak; load generator: {mine / wall:.0%} of its core")
         finally:

@@ -83,23 +83,18 @@ def progress_lines(markup: str) -> list[str]:
 
 
 def battle_in_page(arena):
-    """One battle on QUESTION through the page's handlers: (view, handlers, turn, every update)."""
+    """One battle on QUESTION through the page's handlers: (view, handlers, turn, what the page shows after each
+    update). An update leaves out the components it does not change, so each state is the last one with it."""
     with gr.Blocks():
         view = arena_tab()
     handlers = ArenaHandlers(arena, view)
     cleared = handlers.clear(0)
     turn = cleared[view.turn]
-    return view, handlers, turn, page_states(handlers.battle(QUESTION, cleared[view.session], turn))
-
-
-def page_states(updates):
-    """What the page shows after each update: an update leaves out a component whose value did not change
-    (the page keeps showing it), so each state is the previous one with the update's values applied."""
     states, shown = [], {}
-    for update in updates:
+    for update in handlers.battle(QUESTION, cleared[view.session], turn):
         shown = {**shown, **update}
         states.append(shown)
-    return states
+    return view, handlers, turn, states
 
 
 def test_before_the_vote_the_pipeline_side_streams_like_the_plain_side_and_its_steps_come_after(tmp_path, wire):
