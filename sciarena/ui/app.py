@@ -52,7 +52,8 @@ CSS = """
    On a wide screen the whole dock (reveal, consent, field, buttons) sticks; it leaves the answers most of
    the screen. On a phone it took 409 of 844 px before the vote and 437 after, so there only #vote-bar (the
    four buttons and the refusal beside them) sticks: the dock's box dissolves (display: contents) so the
-   bar sticks within the battle, and consent, terms, field and the reveal scroll with the page above it. */
+   bar sticks within the battle, and consent, terms, field and the reveal scroll with the page above it.
+   After the vote, the same at every width (below). */
 .gradio-container { overflow: clip !important; }
 #vote-dock, #vote-bar { position: sticky; bottom: 0; z-index: 41; background: var(--background-fill-primary);
                         border-top: 1px solid var(--border-color-primary); box-shadow: 0 -6px 14px rgba(0, 0, 0, 0.08);
@@ -65,13 +66,18 @@ CSS = """
   #vote-bar { padding: 0.4rem 0.5rem; }
   /* Two by two, each label on one line ("Both are bad X" wrapped onto two). */
   #vote-bar .vote-buttons button { flex-basis: 40%; padding: 0.35rem 0.4rem; white-space: nowrap; font-size: 0.9rem; }
-  /* Once the names are revealed the consent box, the field and the (closed) buttons have done their work
-     and step aside until the next battle blanks the reveal; the bar keeps one line saying where the
-     reveal is (under the answers), so the reader sees the vote went through and reads on. */
-  #vote-dock:has(#model-names li) :is(.consent-row, .vote-buttons, #vote-field) { display: none; }
-  #vote-dock:has(#model-names li) #vote-bar::before { content: "Vote recorded · names under the answers";
-                                                      font-weight: 600; font-size: 0.85rem; }
 }
+/* Once the names are revealed the consent box, the field and the (closed) buttons have done their work
+   and step aside until the next battle blanks the reveal, at every width (at 1280 x 800 the whole dock had
+   stuck over 371 px of the answers being read): the dock dissolves, the names and the link scroll with the
+   page under the answers, and only the bar sticks, one line saying the vote went through and where the
+   names are. */
+#vote-dock:has(#model-names li) { display: contents !important; }
+#vote-dock:has(#model-names li) :is(.consent-row, .vote-buttons, #vote-field) { display: none; }
+#vote-dock:has(#model-names li) #vote-bar { position: sticky; border-top: 1px solid var(--border-color-primary);
+                                            box-shadow: 0 -6px 14px rgba(0, 0, 0, 0.08); padding: 0.4rem 0.6rem; }
+#vote-dock:has(#model-names li) #vote-bar::before { content: "Vote recorded · names under the answers";
+                                                    font-weight: 600; font-size: 0.85rem; }
 /* The follow-up box: one line under the two answers, its button beside it (under it on a phone). */
 #followup-box { gap: 0.3rem; }
 #followup-box .followup-row { flex-wrap: wrap; gap: 0.4rem; }
