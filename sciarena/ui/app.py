@@ -141,7 +141,8 @@ def build_app(services: Services) -> gr.Blocks:
         shared_view = battle_view.build_view()  # a battle's own link (?battle=<id>), read-only, above the tabs
         with gr.Tab("Arena", id="arena"):
             view = arena_tab(services.settings.oauth_enabled, banner=mode_banner(services),
-                             terms=terms_markdown(services), max_chars=services.settings.max_question_chars)
+                             terms=terms_markdown(services), max_chars=services.settings.max_question_chars,
+                             examples=examples_fit(services.settings))
             handlers = ArenaHandlers(services.arena, view)
             wire_arena(handlers)
             mine = battle_view.my_battles_panel()  # a folded panel under the battle (a tab would not fit at 390 px)
@@ -170,17 +171,25 @@ def question_hint(max_chars: int) -> str:
     return f"Up to {max_chars:,} characters · Enter sends · Shift+Enter adds a line"
 
 
+def examples_fit(settings: Settings) -> bool:
+    """Whether the example questions can be answered here: they were written for the bundled corpus (and are
+    general enough for Semantic Scholar); over a visitor's own index (SCIARENA_RETRIEVER=local:DIR) they would
+    be refused as off-topic, so the buttons are not offered."""
+    return not settings.retriever.strip().startswith("local:") or settings.retriever.strip() == "local:demo"
+
+
 def example_labels() -> list[str]:
     """Each example question with its discipline in front (the button shows the label, Send gets the question)."""
     return [f"{discipline} · {question}" for discipline, questions in render.EXAMPLE_QUESTIONS.items()
             for question in questions]
 
 
-def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "", max_chars: int = 4000) -> ArenaView:
+def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "", max_chars: int = 4000,
+              examples: bool = True) -> ArenaView:
     """Lay out the Arena tab (inside a Blocks context); returns the components handlers update.
 
     ``banner`` says what mode the arena runs in (shown when not empty); ``terms`` is the consent text,
-    one click away beside the consent box."""
+    one click away beside the consent box; ``examples``: offer the example questions (``examples_fit``)."""
     session = gr.State(ArenaSession())
     turn = gr.State(0)
     if banner:
@@ -194,8 +203,9 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "", ma
         new_battle = gr.Button("New battle", elem_id="new-battle", scale=1)
     question_error = gr.Markdown("", elem_id="question-error")
     status = gr.Markdown("", elem_id="status")
-    gr.Examples(examples=[[q] for qs in render.EXAMPLE_QUESTIONS.values() for q in qs], inputs=[question],
-                example_labels=example_labels(), label="Example questions (two per discipline)")
+    if examples:
+        gr.Examples(examples=[[q] for qs in render.EXAMPLE_QUESTIONS.values() for q in qs], inputs=[question],
+                    example_labels=example_labels(), label="Example questions (two per discipline)")
     # The bar sticks only within this column: in reach beside the answers, out of the way of the
     # question, the examples and New battle above them.
     with gr.Column(elem_id="battle-area"):
