@@ -70,7 +70,8 @@ def battles(url: str, count: int, threads: int) -> None:
     from gradio_client import Client
 
     def run(worker: int) -> None:
-        client = Client(url, verbose=False)
+        # A long timeout: on a loaded machine the queue's join can take longer than httpx's default 5 s.
+        client = Client(url, verbose=False, httpx_kwargs={"timeout": 300})
         for i in range(worker, count, threads):
             client.reset_session()  # a new visitor: Gradio keeps one session state each
             client.predict(QUESTIONS[i % len(QUESTIONS)], api_name="/battle")

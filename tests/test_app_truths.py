@@ -47,3 +47,16 @@ def test_the_sessions_gradio_holds_are_bounded_by_one_setting():
     for bad in ("0", "-3"):
         with pytest.raises(ValueError, match="SCIARENA_MAX_SESSIONS must be a positive integer"):
             Settings.from_env({"SCIARENA_MAX_SESSIONS": bad})
+
+
+def test_the_example_questions_are_offered_only_where_they_can_be_answered():
+    from sciarena.ui.app import examples_fit
+
+    assert examples_fit(Settings()) and examples_fit(Settings(retriever="semantic_scholar"))
+    assert examples_fit(Settings(retriever="local:demo"))
+    assert not examples_fit(Settings(retriever="local:my_index"))  # demo questions over one's own papers: refused
+    for offered in (True, False):
+        with gr.Blocks() as demo:
+            arena_tab(examples=offered)
+        datasets = [b for b in demo.blocks.values() if isinstance(b, gr.Dataset)]
+        assert bool(datasets) is offered

@@ -70,3 +70,24 @@ def test_the_sticky_part_stays_small_on_a_phone_and_the_answer_can_be_read_after
     assert 0 <= box["y"] and box["y"] + box["height"] <= cover, (box, cover)
     assert "Model A:" in page.locator("#model-names").inner_text()
     page.close()
+
+
+def test_after_the_vote_only_a_result_line_sticks_on_a_wide_screen(browser, arena):
+    """At 1280 x 800 the whole dock (reveal, consent, field, four closed buttons) stuck over 371 px of the
+    answers after the vote; only the line saying the vote went through needs to stay."""
+    page = open_page(browser, arena.url, 1280, 800, key=True)
+    battle(page, QUESTION)
+    page.locator("#consent input").check()
+    page.locator("#vote-b").click()
+    page.wait_for_function(REVEALED, timeout=15_000)
+    page.wait_for_timeout(300)
+    page.locator("#answer-a").evaluate("e => e.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(200)
+    covered = 800 - page.evaluate(STICKY_TOP)
+    screenshot(page, "wide-1280-after-vote")
+    print(f"sticky part after the vote at 1280 x 800: {covered:.0f} px")
+    assert covered <= 60, f"after the vote {covered:.0f} of 800 px still stick over the answers"
+    assert "Vote recorded" in page.evaluate(
+        "() => getComputedStyle(document.querySelector('#vote-bar'), '::before').content")
+    assert "Model B:" in page.locator("#model-names").inner_text() and page.locator("#model-names").is_visible()
+    page.close()

@@ -37,3 +37,14 @@ def test_readme_gives_the_bundled_corpus_passage_lengths_it_has():
     assert len(long_) == extended
     assert abs(statistics.median(short) - summary) <= 0.15 * summary
     assert abs(statistics.median(long_) - passage) <= 0.15 * passage and extra + summary == passage
+
+
+def test_a_question_with_latex_keeps_its_formulas_for_katex_in_turn_headers_and_the_shared_view():
+    from sciarena.ui.battle_view import head_markdown
+    from sciarena.ui.render import turn_question
+
+    question = "Why is $E=mc^2$ and \\(a<b\\)? <b>bold</b> *x* [1](javascript:alert(1))"
+    for shown in (turn_question(1, question), head_markdown({"question": question, "vote": "A"})):
+        assert "$E=mc^2$" in shown and "\\(a&lt;b\\)" in shown  # KaTeX reads these (a browser draws two .katex)
+        assert "<b>bold</b>" not in shown and "&lt;b&gt;" in shown  # the rest stays text: no HTML, no link
+        assert "](javascript" not in shown and "*x*" not in shown

@@ -52,7 +52,8 @@ CSS = """
    On a wide screen the whole dock (reveal, consent, field, buttons) sticks; it leaves the answers most of
    the screen. On a phone it took 409 of 844 px before the vote and 437 after, so there only #vote-bar (the
    four buttons and the refusal beside them) sticks: the dock's box dissolves (display: contents) so the
-   bar sticks within the battle, and consent, terms, field and the reveal scroll with the page above it. */
+   bar sticks within the battle, and consent, terms, field and the reveal scroll with the page above it.
+   After the vote, the same at every width (below). */
 .gradio-container { overflow: clip !important; }
 #vote-dock, #vote-bar { position: sticky; bottom: 0; z-index: 41; background: var(--background-fill-primary);
                         border-top: 1px solid var(--border-color-primary); box-shadow: 0 -6px 14px rgba(0, 0, 0, 0.08);
@@ -65,13 +66,18 @@ CSS = """
   #vote-bar { padding: 0.4rem 0.5rem; }
   /* Two by two, each label on one line ("Both are bad X" wrapped onto two). */
   #vote-bar .vote-buttons button { flex-basis: 40%; padding: 0.35rem 0.4rem; white-space: nowrap; font-size: 0.9rem; }
-  /* Once the names are revealed the consent box, the field and the (closed) buttons have done their work
-     and step aside until the next battle blanks the reveal; the bar keeps one line saying where the
-     reveal is (under the answers), so the reader sees the vote went through and reads on. */
-  #vote-dock:has(#model-names li) :is(.consent-row, .vote-buttons, #vote-field) { display: none; }
-  #vote-dock:has(#model-names li) #vote-bar::before { content: "Vote recorded · names under the answers";
-                                                      font-weight: 600; font-size: 0.85rem; }
 }
+/* Once the names are revealed the consent box, the field and the (closed) buttons have done their work
+   and step aside until the next battle blanks the reveal, at every width (at 1280 x 800 the whole dock had
+   stuck over 371 px of the answers being read): the dock dissolves, the names and the link scroll with the
+   page under the answers, and only the bar sticks, one line saying the vote went through and where the
+   names are. */
+#vote-dock:has(#model-names li) { display: contents !important; }
+#vote-dock:has(#model-names li) :is(.consent-row, .vote-buttons, #vote-field) { display: none; }
+#vote-dock:has(#model-names li) #vote-bar { position: sticky; border-top: 1px solid var(--border-color-primary);
+                                            box-shadow: 0 -6px 14px rgba(0, 0, 0, 0.08); padding: 0.4rem 0.6rem; }
+#vote-dock:has(#model-names li) #vote-bar::before { content: "Vote recorded · names under the answers";
+                                                    font-weight: 600; font-size: 0.85rem; }
 /* The follow-up box: one line under the two answers, its button beside it (under it on a phone). */
 #followup-box { gap: 0.3rem; }
 #followup-box .followup-row { flex-wrap: wrap; gap: 0.4rem; }
@@ -135,7 +141,8 @@ def build_app(services: Services) -> gr.Blocks:
         shared_view = battle_view.build_view()  # a battle's own link (?battle=<id>), read-only, above the tabs
         with gr.Tab("Arena", id="arena"):
             view = arena_tab(services.settings.oauth_enabled, banner=mode_banner(services),
-                             terms=terms_markdown(services), max_chars=services.settings.max_question_chars)
+                             terms=terms_markdown(services), max_chars=services.settings.max_question_chars,
+                             examples=examples_fit(services.settings))
             handlers = ArenaHandlers(services.arena, view)
             wire_arena(handlers)
             mine = battle_view.my_battles_panel()  # a folded panel under the battle (a tab would not fit at 390 px)
@@ -164,17 +171,25 @@ def question_hint(max_chars: int) -> str:
     return f"Up to {max_chars:,} characters · Enter sends · Shift+Enter adds a line"
 
 
+def examples_fit(settings: Settings) -> bool:
+    """Whether the example questions can be answered here: they were written for the bundled corpus (and are
+    general enough for Semantic Scholar); over a visitor's own index (SCIARENA_RETRIEVER=local:DIR) they would
+    be refused as off-topic, so the buttons are not offered."""
+    return not settings.retriever.strip().startswith("local:") or settings.retriever.strip() == "local:demo"
+
+
 def example_labels() -> list[str]:
     """Each example question with its discipline in front (the button shows the label, Send gets the question)."""
     return [f"{discipline} · {question}" for discipline, questions in render.EXAMPLE_QUESTIONS.items()
             for question in questions]
 
 
-def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "", max_chars: int = 4000) -> ArenaView:
+def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "", max_chars: int = 4000,
+              examples: bool = True) -> ArenaView:
     """Lay out the Arena tab (inside a Blocks context); returns the components handlers update.
 
     ``banner`` says what mode the arena runs in (shown when not empty); ``terms`` is the consent text,
-    one click away beside the consent box."""
+    one click away beside the consent box; ``examples``: offer the example questions (``examples_fit``)."""
     session = gr.State(ArenaSession())
     turn = gr.State(0)
     if banner:
@@ -188,8 +203,9 @@ def arena_tab(oauth_enabled: bool = False, banner: str = "", terms: str = "", ma
         new_battle = gr.Button("New battle", elem_id="new-battle", scale=1)
     question_error = gr.Markdown("", elem_id="question-error")
     status = gr.Markdown("", elem_id="status")
-    gr.Examples(examples=[[q] for qs in render.EXAMPLE_QUESTIONS.values() for q in qs], inputs=[question],
-                example_labels=example_labels(), label="Example questions (two per discipline)")
+    if examples:
+        gr.Examples(examples=[[q] for qs in render.EXAMPLE_QUESTIONS.values() for q in qs], inputs=[question],
+                    example_labels=example_labels(), label="Example questions (two per discipline)")
     # The bar sticks only within this column: in reach beside the answers, out of the way of the
     # question, the examples and New battle above them.
     with gr.Column(elem_id="battle-area"):

@@ -79,7 +79,7 @@ class MyBattles:
 def build_view() -> BattleView:
     """The read-only battle, above the tabs (hidden unless the address names a battle)."""
     with gr.Column(visible=False, elem_id="battle-view") as box:
-        head = gr.Markdown("", elem_id="battle-view-head")
+        head = gr.Markdown("", elem_id="battle-view-head", latex_delimiters=render.latex_delimiters())
         with gr.Row(equal_height=False, visible=False) as sides:
             a, b = (_side_view(letter) for letter in ("a", "b"))
         gr.Markdown("[Ask your own question](./)", elem_id="battle-view-home")
@@ -184,7 +184,7 @@ def head_markdown(record: dict[str, Any]) -> str:
     verdict = VOTE_WORDS.get(vote if vote in CHOICES else vote.lower(), f"Vote: {render.escape(vote)}")
     names = f"**Model A:** {render.escape(str(record.get('modelA') or '?'))} · " \
             f"**Model B:** {render.escape(str(record.get('modelB') or '?'))}"
-    lines = ["## A SciArena battle", f"**Question:** {render.escape(str(record.get('question') or ''))}", "",
+    lines = ["## A SciArena battle", f"**Question:** {render.question_html(str(record.get('question') or ''))}", "",
              names, "", f"**Vote:** {verdict}" + (f" · {_date(record)}" if _date(record) else "")]
     asked = len(record_turns(record))
     if asked > 1:

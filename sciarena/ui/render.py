@@ -411,9 +411,24 @@ def conversation_markdown(battle: Battle, letter: str, text: str, error: str | N
     return "\n\n<hr>\n\n".join(parts)
 
 
+def question_html(question: str) -> str:
+    """A visitor's question for a header: every character shown as typed (escape_html), except its formulas
+    (LATEX_DELIMITERS, as in the answers), kept for KaTeX to draw like the answers' own."""
+    math: list[str] = []
+
+    def hold(formula: str) -> str:  # a private-use mark: escape_html keeps it, a typed one is removed first
+        math.append(html.escape(formula, quote=False))
+        return f"\ue000{len(math) - 1}\ue001"
+
+    held = re.sub("[\ue000\ue001]", "", question)
+    for left, right, _ in LATEX_DELIMITERS:
+        held = _hold_math(held, left, right, hold)
+    return re.sub("\ue000(\\d+)\ue001", lambda m: math[int(m.group(1))], escape_html(held))
+
+
 def turn_question(index: int, question: str) -> str:
     label = "Question" if index == 0 else f"Follow-up {index}"
-    return f'<p class="turn-question"><b>{label}:</b> {escape_html(question)}</p>'
+    return f'<p class="turn-question"><b>{label}:</b> {question_html(question)}</p>'
 
 
 def conversation_cited(battle: Battle, letter: str, revealed: bool = False) -> str:
