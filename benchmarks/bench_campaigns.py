@@ -13,7 +13,9 @@ campaign at all). Cases:
 - ``signed-in``     120 signed-in (hf-) ids with 5 honest votes, then 5 for the target;
 - ``new model``     a 39th model 60 Elo above the top, only in the last 2 days, ~1,400 honest votes
                     from new ids ("kept" = the share of its votes the default board counts);
-- ``small``         250 casual voters (~2,000 votes): seeds with any false campaign (``--small-seeds``).
+- ``small``         250 casual voters (~2,000 votes): seeds with any false campaign (``--small-seeds``);
+- ``casual``        600 casual voters (~8,000 votes, a reference of ~70 battles per model): the same
+                    (``--casual-seeds``, from seed 300).
 
 Run:  python benchmarks/bench_campaigns.py [--seeds 100-109] [--small-seeds 40]
 """
@@ -62,6 +64,8 @@ def case(name: str, seed: int) -> tuple[VoteTable, np.ndarray, int]:
         h, target = gen.strong_new_model(rng)
     elif name == "small":
         h, target = gen.small_arena(rng), 14
+    elif name == "casual":
+        h, target = gen.small_arena(rng, voters=600, mean_votes=14), 14
     else:
         raise ValueError(name)
     table, attack = h.table()
@@ -90,11 +94,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", default="100-109", help="first-last seed (inclusive)")
     ap.add_argument("--small-seeds", type=int, default=40, help="small-arena seeds (from the first seed)")
+    ap.add_argument("--casual-seeds", type=int, default=40, help="casual-arena seeds (from seed 300)")
     ap.add_argument("--cases", default="honest,aged 30x20,aged 300x2,signed-in,new model")
     args = ap.parse_args()
     first, last = (int(x) for x in args.seeds.split("-"))
     seeds = range(first, last + 1)
-    print(f"seeds {first}–{last}; Δ against the honest votes alone (every honest vote counted)")
+    print(f"seeds {first}–{last}; Δ against the honest votes alone (every honest vote counted); ΔElo default: "
+          "mean / worst |Δ|; Δrank < 0: the target climbed")
     print(f"{'case':<12} {'ΔElo default':>16} {'ΔElo every':>11} {'Δrank def':>10} {'Δrank every':>11} "
           f"{'honest out':>11} {'kept on target':>15} {'false':>6} {'counted again':>13}")
     for name in [c for c in args.cases.split(",") if c]:
@@ -106,12 +112,14 @@ def main() -> None:
               f"{col['honest_out'].mean():7.0f} ({100 * col['honest_share'].mean():.1f}%) "
               f"{100 * col['kept_target'].mean():14.1f}% {int((col['false'] > 0).sum()):>3}/{len(rows)} "
               f"{int(col['guarded'].sum()):>13}   [{time.perf_counter() - started:.0f} s]")
-    if args.small_seeds:
+    for name, count, start in (("small", args.small_seeds, first), ("casual", args.casual_seeds, 300)):
+        if not count:
+            continue
         started = time.perf_counter()
-        rows = [measure("small", s) for s in range(first, first + args.small_seeds)]
+        rows = [measure(name, s) for s in range(start, start + count)]
         bad = [r for r in rows if r["false"] > 0]
         moves = [abs(r["d_default"] - r["d_every"]) for r in rows]
-        print(f"small arena: {len(bad)} of {len(rows)} seeds with a false campaign; "
+        print(f"{name} arena: {len(bad)} of {len(rows)} seeds with a false campaign; "
               f"largest |default − every| on the target {max(moves):.1f} Elo; mean honest votes left out "
               f"{np.mean([r['honest_out'] for r in rows]):.1f}   [{time.perf_counter() - started:.0f} s]")
 
