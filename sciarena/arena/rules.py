@@ -220,6 +220,8 @@ class Arena:
         if limiter.limits.counts_battle(pair):
             limiter.check_battle(key)
         retrieval = self._retrieve(followups.search_text(battle, question))
+        if not followups.answerable(battle, question, retrieval):
+            raise FollowUpRefused(followups.NOT_IN_THE_PAPERS)
         growing = followups.start_turn(battle, question, retrieval, self.clock())
         requests = followups.side_requests(growing)
         lease = limiter.reserve_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
