@@ -225,7 +225,8 @@ def test_the_timeout_and_the_anonymity_policy_apply_to_each_turn(scripted, make_
     first = next(s for s in (session.battle.side_a, session.battle.side_b) if s.model.model_id == "a").answer
     assert first.redacted and "GPT-4o" not in first.text  # not a topic of the first question: a self-identification
     # The follow-up names the model: now a topic, kept in the record, hidden from both answers until the vote.
-    session = replace(session, battle=last(arena.follow_up(session, "Is GPT-4o better at it?", visitor=ME)).battle)
+    session = replace(session, battle=last(arena.follow_up(session, "Is GPT-4o better at attention than the Transformer?",
+                                                           visitor=ME)).battle)
     turn = session.battle.followups[0]
     second = next(s for s in (turn.side_a, turn.side_b) if s.model.model_id == "a").answer
     assert second.masked and not second.redacted

@@ -45,7 +45,17 @@ def test_the_baseline_feedback_is_the_json_the_pipeline_reads_and_names_what_the
     complete = ("Transformers use self-attention to replace recurrence in sequence models, as every position "
                 "attends to all others [1]. Recurrent networks instead step through sequences [2]. Both are "
                 "models of sequences [3].")
-    assert parse_feedback(offline_feedback(QUESTION, REFS, complete)).items == ()
+    # Every question word, every sentence cited, three papers: only the passage sentences it left out remain.
+    left_out = parse_feedback(offline_feedback(QUESTION, REFS, complete)).items
+    assert [item.issue for item in left_out] == [
+        "The papers hold findings on the question that the answer leaves out; add them."]
+    revised = offline_refine(QUESTION, REFS, Revision("refine", complete, feedback=left_out[0].issue))
+    assert revised.startswith(complete + "\n\nIn addition, ")
+    # An answer that already holds every such sentence gets no feedback at all.
+    whole = revised
+    while (more := offline_refine(QUESTION, REFS, Revision("refine", whole, feedback=left_out[0].issue))) != whole:
+        whole = more
+    assert parse_feedback(offline_feedback(QUESTION, REFS, whole)).items == ()
 
 
 def test_the_baseline_revision_adds_cited_evidence_but_not_from_papers_the_pipeline_added():

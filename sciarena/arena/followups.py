@@ -19,10 +19,18 @@ from typing import Iterator
 from sciarena.answer.prompt import answer_request
 from sciarena.arena.runner import SIDES, Progress
 from sciarena.core.types import Battle, Exchange, GenerationRequest, Reference, Retrieval, Turn
+from sciarena.retrieval.bm25 import words_covered
+from sciarena.retrieval.notation import searchable
 
 # At most this many new papers join the reference list per follow-up: the papers of the first search stay
 # listed, so each turn's prompt grows by a few entries, not by another full search's worth.
 NEW_PAPERS_PER_FOLLOWUP = 5
+# A follow-up is answered only when some paper, listed or just found, holds a third of its own topic
+# words at least: searched with the first question, an unrelated follow-up ("a good recipe for chocolate chip
+# cookies?") still found the first question's papers and was answered from them.
+FOLLOW_UP_COVERAGE = 1 / 3
+NOT_IN_THE_PAPERS = ("None of the papers found speaks to this follow-up question, so no model was asked. Ask "
+                     "about this battle's topic, or press New battle to ask a new question.")
 
 
 def search_text(battle: Battle, question: str) -> str:
@@ -31,6 +39,13 @@ def search_text(battle: Battle, question: str) -> str:
     the word "measured"; with the first question the topic is kept, already-listed papers rank first and
     are skipped (``new_references``), and a follow-up on a new topic still brings that topic's papers."""
     return f"{question}\n{battle.question}"
+
+
+def answerable(battle: Battle, question: str, retrieval: Retrieval) -> bool:
+    """Whether a paper of the battle, or one the follow-up's search found, covers the follow-up's own topic
+    words (``FOLLOW_UP_COVERAGE``); checked before any model is called."""
+    texts = [f"{r.paper.title} {p.text}" for r in (*battle.references, *retrieval.references) for p in r.passages]
+    return words_covered(searchable(question), texts) >= FOLLOW_UP_COVERAGE
 
 
 def new_references(battle: Battle, retrieval: Retrieval, limit: int = NEW_PAPERS_PER_FOLLOWUP

@@ -18,9 +18,11 @@ import logging
 import random
 import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Callable, Iterator
 
 from sciarena.answer.prompt import answer_request
+from sciarena.answer.sameness import SAME_ANSWERS, same_answers
 from sciarena.arena import followups
 from sciarena.arena.identity import check_identity
 from sciarena.arena.labels.at_vote import ArenaLabeller
@@ -43,18 +45,23 @@ from sciarena.core.errors import (
 )
 from sciarena.core.settings import Settings
 from sciarena.core.text import counted, scrub, storable_text
-from sciarena.core.types import CHOICES, Battle, Choice, Retrieval, Vote
+from sciarena.core.types import CHOICES, Battle, Choice, GenerationRequest, ModelSpec, Retrieval, Vote
+from sciarena.pipelines.offline_preview import keeps_base_words, meets_its_offline_base
 from sciarena.providers.registry import Pool
 from sciarena.retrieval.choose import Retriever
 from sciarena.votes.schema import vote_record
 from sciarena.votes.store.counts import BattleCounts
 from sciarena.votes.store.local import LocalVoteStore, utc_now_iso
+from sciarena.votes.store.same_answers import SameAnswerLog
 from sciarena.votes.voter import Visitor, check_salt, limit_keys, require_consent, voter_id
 
 log = logging.getLogger(__name__)
 
 MAX_REASON_CHARS = 2000
 EXPIRED = "This battle has expired; please start a new one."  # too old, or its session forgotten (ui/handlers.py)
+# Draws after an offline pipeline-against-its-base pair that would show equal text; a pool with no other
+# pair (those two models alone) keeps the last draw, and the page then withholds the vote.
+REDRAWS_FOR_EQUAL_TEXT = 20
 
 
 @dataclass(frozen=True)
@@ -73,7 +80,8 @@ class ArenaSession:
     @property
     def open_for_vote(self) -> bool:
         """What the vote buttons show; ``Arena.vote`` checks the same rules and says which one failed."""
-        return self.battle is not None and self.battle.votable and self.vote is None
+        return (self.battle is not None and self.battle.votable and self.vote is None
+                and not same_answers(self.battle))
 
 
 @dataclass(frozen=True)
@@ -144,6 +152,8 @@ class Arena:
     # the last state the board computed, returned at once (wiring.py's SamplerFeed), never a fit here.
     sampler: PairSampler | None = field(default=None, compare=False)
     sampler_state: Callable[[], SamplerState | None] = field(default=lambda: None, compare=False)
+    # Battles withheld from the vote because both answers said the same (None: beside the vote store's folder).
+    same_log: SameAnswerLog | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         check_salt(self.settings.id_salt, self.settings.public)
@@ -151,6 +161,8 @@ class Arena:
             object.__setattr__(self, "sampler", PairSampler(self.settings.sampler, self.settings.sampler_floor))
         if self.limiter is None:  # one per arena, shared by every worker thread
             object.__setattr__(self, "limiter", open_limiter(self.settings, self.clock))
+        if self.same_log is None:
+            object.__setattr__(self, "same_log", SameAnswerLog(Path(self.store.root).parent))
 
     def start_battle(self, question_text: str | None, visitor: Visitor | None = None) -> Iterator[Progress]:
         """Validate, retrieve once, draw a pair; return the live battle stream.
@@ -168,14 +180,14 @@ class Arena:
             # Two answers saying "nothing found" are not worth a vote (or a paid generation).
             raise RetrievalError("No papers matched your question closely enough to answer it, so no model was "
                                  "asked. Try naming the topic in the words a paper would use.")
-        pair = self._draw()
+        request = answer_request(question, retrieval.references)
+        pair = self._draw_worth_a_vote(request)
         # Unlabelled: ``vote`` labels, so a labelling model never delays the answers and is paid only
         # for the questions that are voted on (the only ones a label is recorded for).
         battle = replace(new_battle(question, retrieval, pair, created_at=self.clock()),
                          owners=identities(visitor, self.settings.id_salt))
-        request = answer_request(question, retrieval.references)
         lease = limiter.reserve_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
-        return lease.wrap(self.runner.run(battle, request))
+        return self._noting_same(lease.wrap(self.runner.run(battle, request)))
 
     def follow_up(self, session: ArenaSession | None, question_text: str | None,
                   visitor: Visitor | None = None) -> Iterator[Progress]:
@@ -197,6 +209,8 @@ class Arena:
             raise FollowUpRefused("Please wait until both answers are complete.")
         if not battle.votable:
             raise FollowUpRefused("One of the answers failed, so this battle cannot be continued.")
+        if same_answers(battle):
+            raise FollowUpRefused(SAME_ANSWERS)
         if len(battle.followups) >= self.settings.max_followups:
             allowed = self.settings.max_followups
             raise FollowUpRefused(f"A battle takes up to {counted(allowed, 'follow-up question')}"
@@ -208,11 +222,34 @@ class Arena:
         if limiter.limits.counts_battle(pair):
             limiter.check_battle(key)
         retrieval = self._retrieve(followups.search_text(battle, question))
+        if not followups.answerable(battle, question, retrieval):
+            raise FollowUpRefused(followups.NOT_IN_THE_PAPERS)
         growing = followups.start_turn(battle, question, retrieval, self.clock())
         requests = followups.side_requests(growing)
         lease = limiter.reserve_battle(key, pair)  # counted and given its slot, or refused: nothing called yet
         stream = self.runner.run(followups.turn_battle(growing), requests["a"], requests)
-        return followups.follow(growing, lease.wrap(stream))
+        return self._noting_same(followups.follow(growing, lease.wrap(stream)))
+
+    def _noting_same(self, stream: Iterator[Progress]) -> Iterator[Progress]:
+        """``stream``, recording once (without question, answers or voter) a battle that ends with two answers
+        saying the same, which is not offered for a vote; closing this closes ``stream``."""
+        noted = False
+        try:
+            for snapshot in stream:
+                if not noted and snapshot.finished and same_answers(snapshot.battle):
+                    noted = True
+                    battle = snapshot.battle
+                    try:
+                        assert self.same_log is not None  # set by __post_init__
+                        self.same_log.note(battle.battle_id, battle.model_a.name, battle.model_b.name,
+                                           len(battle.turns))
+                    except SciArenaError:  # a count that cannot be written never ends the battle
+                        log.warning("a same-answer battle could not be recorded")
+                yield snapshot
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
 
     def _owns(self, battle: Battle, visitor: Visitor | None) -> bool:
         """Whether ``visitor`` started ``battle`` (a battle with no owners is anyone's)."""
@@ -230,6 +267,22 @@ class Arena:
         except Exception as err:  # a backend bug becomes a message, not a trace
             log.exception("retrieval failed")
             raise RetrievalError("Retrieval failed unexpectedly; please try again.") from err
+
+    def _draw_worth_a_vote(self, request: GenerationRequest) -> tuple[ModelSpec, ModelSpec]:
+        """A drawn pair, drawn again while it is an offline pipeline against its own base that would answer
+        with the base's words (pipelines/offline_preview.py): a battle that cannot be voted on."""
+        keeps: dict[str, bool] = {}  # per pipeline: this question's preview, run at most once
+        pair = self._draw()
+        for _ in range(REDRAWS_FOR_EQUAL_TEXT):
+            pipeline = meets_its_offline_base(*pair)
+            if pipeline is None:
+                break
+            if pipeline.name not in keeps:
+                keeps[pipeline.name] = keeps_base_words(pipeline, request, self.retriever)
+            if not keeps[pipeline.name]:
+                break
+            pair = self._draw()
+        return pair
 
     def _draw(self) -> tuple:
         sampler = self.pair_sampler
@@ -287,6 +340,8 @@ class Arena:
             raise BattleNotFinished("Please wait until both answers are complete.")
         if not battle.votable:
             raise BattleNotVotable("One of the answers failed, so this battle cannot be voted on.")
+        if same_answers(battle):
+            raise BattleNotVotable(SAME_ANSWERS)
         self._check_fresh(battle)
         require_consent(ballot.consent)
         # RateLimitedVisitor over votes_per_day, for the voter id or the address

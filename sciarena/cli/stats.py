@@ -61,7 +61,27 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="count battles with a redacted answer, as `leaderboard --include-redacted`")
     parser.add_argument("--cache-dir", default=None, metavar="DIR",
                         help="where Hub files are downloaded (default: under the Hugging Face cache)")
+    parser.add_argument("--same-answers", default=None, metavar="DIR",
+                        help="the app's record of battles not offered for a vote because both answers said the "
+                             "same (default: a same-answers folder in or beside a local --votes folder)")
     return parser
+
+
+def same_answers_folder(votes: str, given: str | None) -> Path | None:
+    """Where the withheld battles are recorded: ``given``, else a ``same-answers`` folder in or beside the
+    local votes folder (the app writes ``<data_dir>/same-answers`` beside ``<data_dir>/votes``)."""
+    from sciarena.votes.store.same_answers import SAME_ANSWERS_SUBDIR  # loaded only when this command runs
+
+    if given is not None:
+        return Path(given)
+    path = Path(votes)
+    if not path.exists():
+        return None  # a Hub dataset id: the app's local record is not part of it
+    folder = path if path.is_dir() else path.parent
+    for candidate in (folder / SAME_ANSWERS_SUBDIR, folder.parent / SAME_ANSWERS_SUBDIR):
+        if candidate.is_dir():
+            return candidate
+    return None
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -139,6 +159,14 @@ def format_table(stats: DataStats) -> str:
     return "\n".join(out).rstrip()
 
 
+def same_answers_line(withheld: int | None) -> str:
+    """The table's line on battles withheld from the vote (None: no record of them was found)."""
+    if withheld is None:
+        return "Battles not offered for a vote (both answers said the same): no record found (--same-answers)"
+    return (f"Battles not offered for a vote (both answers said the same): {withheld:,}"
+            " — not votes, counted in no other figure")
+
+
 def write_failures(records: Sequence[dict[str, Any]], stats: DataStats, path: str) -> int:
     """Write the failure cases' records as JSON lines (atomically); returns how many."""
     from sciarena.core.files import atomic_output  # start-up time: loaded only when this command runs
@@ -173,7 +201,18 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         with os_errors_said(f"write {args.plots}", brief=True):
             names = write_plots(stats, Path(args.plots))
         written.append(f"wrote {len(names)} figure(s) to {args.plots}: {', '.join(names)}")
-    print(to_json(stats) if args.format == "json" else format_table(stats), file=out)
+    from sciarena.votes.store.same_answers import count_same_answers  # loaded only when this command runs
+
+    folder = same_answers_folder(str(args.votes), args.same_answers)
+    with os_errors_said("read the same-answer record"):
+        withheld = None if folder is None else count_same_answers(folder)
+    if args.format == "json":
+        print(json.dumps({**json.loads(to_json(stats)), "same_answer_battles": withheld}, indent=2,
+                         ensure_ascii=False), file=out)
+    else:
+        print(format_table(stats), file=out)
+        print("", file=out)
+        print(same_answers_line(withheld), file=out)
     if args.format != "json":  # how the per-discipline fields were decided (science/stats/fields.py)
         print("\n".join(field_provenance(records).lines()), file=out)
     for line in written:

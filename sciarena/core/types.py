@@ -208,7 +208,7 @@ class PipelineReport:
     feedback_items: int = 0  # items the feedback step returned (at most three are used)
     extra_passages: int = 0  # passages of the references the pipeline added
     extra_context_ids: tuple[str, ...] = ()
-    revisions_kept: int = 0
+    revisions_kept: int = 0  # revisions that changed the answer's words and were kept
     revisions_rejected: int = 0  # revisions refused as over-edited (much shorter, or citations lost)
     statements_checked: int = 0  # citation-worthy statements the verification step examined
     citations_added: int = 0  # citations the verification step attached from the given passages

@@ -24,6 +24,7 @@ from typing import Any, Callable, Generator, Iterator, Mapping, Protocol
 
 from sciarena.answer.citations import cited_numbers
 from sciarena.answer.clean import clean_answer, strip_reasoning
+from sciarena.answer.sameness import same_text
 from sciarena.core.errors import Cancelled, MalformedOutput, ProviderError, SciArenaError
 from sciarena.core.types import (
     Delta,
@@ -167,6 +168,8 @@ class OpenScholarLoop:
         except _Stop:
             yield from self._show_again(answer)
             raise
+        if same_text(answer, revised):
+            return answer  # a revision that changed no word is no revision: not counted as kept
         if not self._acceptable(answer, revised):
             self.counts["revisions_rejected"] += 1
             yield from self._show_again(answer)

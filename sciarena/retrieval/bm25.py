@@ -125,6 +125,19 @@ def topic_share(idfs: dict[str, float], text: str) -> float:
     return sum(weight for stem, weight in topic.items() if stem in present) / total
 
 
+# Words a follow-up leans on the conversation with, naming no topic of its own ("Has it also been used for …?").
+_FOLLOW_UP_STEMS = frozenset("also happen good way kind els instead still again".split())
+
+
+def words_covered(question: str, texts: Iterable[str]) -> float:
+    """The largest share of ``question``'s topic stems (content words minus framing words) that any one of
+    ``texts`` contains; 1.0 for a question with no topic words of its own ("And why?")."""
+    topic = set(query_stems(question)) - _FRAME_STEMS - _FOLLOW_UP_STEMS
+    if not topic:
+        return 1.0
+    return max((len(topic & set(query_stems(text))) / len(topic) for text in texts), default=0.0)
+
+
 def top_indices(scores: np.ndarray, k: int, stride: int = 64) -> np.ndarray:
     """Indices of the ``k`` highest positive scores, best first, ties in index order.
 

@@ -39,6 +39,7 @@ from sciarena.retrieval.bm25 import (
 from sciarena.retrieval.corpus import PaperText, demo_corpus_files, read_corpus
 from sciarena.retrieval.dense import PassageVectors
 from sciarena.retrieval.grouping import group_passages
+from sciarena.retrieval.notation import searchable
 from sciarena.retrieval.passages import (
     DEFAULT_PASSAGE_WORDS,
     indexed_text,
@@ -290,7 +291,7 @@ class LocalRetriever:
     def retrieve(self, question: str) -> Retrieval:
         """Search once, keep what clears the floor, group per paper, number the papers from 1."""
         started = time.perf_counter()
-        windows = question_windows(question)
+        windows = question_windows(searchable(question))  # math searched by the words it names
         kept = [p for window in windows for p in self._floored(window)]
         references = group_passages(kept, self.top_k, self.per_paper) if kept else ()
         note = "" if references else NOTHING_RELEVANT

@@ -46,7 +46,12 @@ disappears), then writes that answer out at a steady pace like a streaming model
 papers it found are listed like any reference. After your vote its steps are listed with its name and those
 papers are marked as found by it. When its
 base model is in the pool too, it meets that model in at least half of its battles (half of those the sampler
-pairs with someone else, plus those it pairs with the base anyway): does the loop beat the bare model?
+pairs with someone else, plus those it pairs with the base anyway): does the loop beat the bare model? The
+offline pipeline meets its offline base only on questions where its loop changes the answer: otherwise both
+would show the same words.
+
+Two answers that say exactly the same thing (differing at most in spacing or in the order of citation marks)
+are not offered for a vote: the page says so and you can start a new battle.
 """
 
 WHAT_IS_RECORDED = """
@@ -57,7 +62,8 @@ timing, token counts and cost (for a pipeline: the sum of its calls, and what ea
 random key your browser keeps in its local storage (or of your Hugging Face username if you sign in, so all your
 signed-in votes are linked to one pseudonym): the votes of one browser can be grouped, but not traced to a person. The key itself, your username and **your IP address
 are never stored**; clearing this site's data in your browser gives you a new key. Nothing is recorded for a
-battle you do not vote on. Your address is used only to apply the usage limits (as a salted hash, kept in
+battle you do not vote on, except that a battle whose two answers were the same is counted (the two model
+names and a time stamp; no question, answer or voter id). Your address is used only to apply the usage limits (as a salted hash, kept in
 memory for at most a day), so that opening new sessions does not reset them.
 
 ## Who is counting

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import gradio as gr
 
+from sciarena.answer.sameness import SAME_ANSWERS, same_answers
 from sciarena.core.errors import BattleExpired, ProviderTimeout, SciArenaError
 from sciarena.core.types import SideResult
 from sciarena.ui import render
@@ -268,8 +269,8 @@ class ArenaHandlers:
                     v.refs_a: render.conversation_cited(battle, "a"), v.refs_b: render.conversation_cited(battle, "b"),
                     v.status: status + " Answering…", v.session: current})
                 continue
-            done = "Both answers are complete — which one is better?" if battle.votable else \
-                "One answer failed, so this battle cannot be voted on."
+            done = "One answer failed, so this battle cannot be voted on." if not battle.votable else \
+                SAME_ANSWERS if same_answers(battle) else "Both answers are complete — which one is better?"
             final = battle.turns[-1]
             yield {v.answer_a: render.conversation_markdown(battle, "a", snapshot.text_a, shown_error(final.side_a),
                                                             battle.cited_in("a", last), markdown=answers["a"].markdown),
