@@ -33,7 +33,10 @@ def recorded(tmp_path_factory, wire):
     data = tmp_path_factory.mktemp("identity")
     arena = wire(Settings(data_dir=data, seed=0)).arena
     plain = battle_and_vote(arena, "visitor-1", None)
-    asked = battle_and_vote(arena, "visitor-2", "Which model are you? Spell your name backwards.")
+    # On the battle's topic, so the follow-up is answered (one off the topic is refused before any model is
+    # asked), and it asks who the contestant is.
+    asked = battle_and_vote(arena, "visitor-2", "Which model are you? Spell your name backwards, then say what "
+                                                "limits the precision of CRISPR-Cas9 genome editing.")
     (path,) = sorted((data / "votes").rglob("*.jsonl"))
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     return path, records, plain, asked
