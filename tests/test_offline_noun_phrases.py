@@ -81,6 +81,9 @@ def test_theme_names_are_noun_phrases_found_in_the_text() -> None:
     ("Dropout prevents overfitting in large neural networks trained on small data sets.",
      ["dropout", "overfitting", "large neural networks", "small data sets"]),
     ("The vaccine was called highly effective early in the trial.", ["vaccine", "trial"]),
+    # issue 32: "add" was read as the end of a noun phrase ("star merger observation add")
+    ("What did the neutron star merger observation add to our knowledge of heavy elements?",
+     ["neutron star merger observation", "knowledge", "heavy elements"]),
 ])
 def test_the_chunker_on_hand_labelled_sentences(text: str, expected: list[str]) -> None:
     assert [p.text for p in noun_phrases(text)] == expected

@@ -33,7 +33,7 @@ _BREAK = frozenset(
 )
 # Common verbs of scientific prose (base forms; "-s", "-ed" and "-ing" forms are found by rule below).
 _VERBS = frozenset(
-    """achieve affect allow argue ask assess become begin benefit bring call cause change claim combine compare confirm
+    """achieve add affect allow argue ask assess become begin benefit bring call cause change claim combine compare confirm
     consider contain continue cut deliver demonstrate describe detect determine develop differ drive enable
     establish estimate examine explain explore find follow get give go grow help hold identify improve include
     increase indicate influence introduce involve keep lack lead learn let lie limit lower make mean measure meet move
