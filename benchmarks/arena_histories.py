@@ -142,3 +142,18 @@ def small_arena(rng: np.random.Generator, *, voters: int = 250, mean_votes: floa
         first = rng.uniform(T0, T0 + days * DAY)
         h.honest(rng, f"anon-s{r:04d}", _spread(rng, k, first, first + rng.exponential(5 * DAY)))
     return h
+
+
+def fresh_arena(rng: np.random.Generator, *, ids: int = 150, per_id: int = 2, voters: int = 700,
+                days: float = 14.0) -> tuple[History, int]:
+    """A new arena where every id is new: ``voters`` honest ids (1–8 votes each over ``days``) and,
+    in the last two days, ``ids`` × ``per_id`` votes for the target (``ids`` 0: none)."""
+    h = History(np.asarray(RATINGS))
+    end = T0 + days * DAY
+    for r in range(voters):
+        first = rng.uniform(T0, end)
+        h.honest(rng, f"anon-f{r:04d}", _spread(rng, int(rng.integers(1, 9)), first, min(end, first + 2 * DAY)))
+    target = 14
+    for r in range(ids):
+        h.for_target(rng, f"anon-fa{r:04d}", target, _spread(rng, per_id, end - 2 * DAY, end))
+    return h, target

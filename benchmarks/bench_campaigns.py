@@ -13,6 +13,8 @@ campaign at all). Cases:
 - ``signed-in``     120 signed-in (hf-) ids with 5 honest votes, then 5 for the target;
 - ``new model``     a 39th model 60 Elo above the top, only in the last 2 days, ~1,400 honest votes
                     from new ids ("kept" = the share of its votes the default board counts);
+- ``fresh``         a new arena, every id new (3,000 honest ids, ~13,500 votes over 14 days) and 150 ids × 2
+                    votes for the target in the last 2 days; ``fresh honest``: the same without them;
 - ``small``         250 casual voters (~2,000 votes): seeds with any false campaign (``--small-seeds``);
 - ``casual``        600 casual voters (~8,000 votes, a reference of ~70 battles per model): the same
                     (``--casual-seeds``, from seed 300).
@@ -64,6 +66,10 @@ def case(name: str, seed: int) -> tuple[VoteTable, np.ndarray, int]:
         h, target = gen.strong_new_model(rng)
     elif name == "small":
         h, target = gen.small_arena(rng), 14
+    elif name == "fresh":
+        h, target = gen.fresh_arena(rng, voters=3000)
+    elif name == "fresh honest":
+        h, target = gen.fresh_arena(rng, ids=0, voters=3000)
     elif name == "casual":
         h, target = gen.small_arena(rng, voters=600, mean_votes=14), 14
     else:
@@ -82,12 +88,13 @@ def measure(name: str, seed: int) -> dict[str, float]:
     found = detect_campaigns(table.models, table.voters, table.voter.astype(np.int64), table.a, table.b,
                              table.outcome, table.timestamp)
     false = sum(1 for c in found.campaigns if attack.sum() == 0 or c.model != table.models[target])
+    hit = any(c.model == table.models[target] and not c.counted_again for c in found.campaigns) and attack.any()
     on_target = (table.a == target) | (table.b == target)
     return {"d_default": elo_d - elo0, "d_every": elo_e - elo0, "r_default": rank_d - rank0,
             "r_every": rank_e - rank0, "honest_out": float((drop & ~attack).sum()),
             "honest_share": float((drop & ~attack).sum() / max((~attack).sum(), 1)),
             "kept_target": float((~drop & on_target & ~attack).sum() / max((on_target & ~attack).sum(), 1)),
-            "false": float(false), "guarded": float(getattr(excluded, "campaigns_counted_again", 0))}
+            "false": float(false), "found": float(hit), "guarded": float(getattr(excluded, "campaigns_counted_again", 0))}
 
 
 def main() -> None:
@@ -95,14 +102,14 @@ def main() -> None:
     ap.add_argument("--seeds", default="100-109", help="first-last seed (inclusive)")
     ap.add_argument("--small-seeds", type=int, default=40, help="small-arena seeds (from the first seed)")
     ap.add_argument("--casual-seeds", type=int, default=40, help="casual-arena seeds (from seed 300)")
-    ap.add_argument("--cases", default="honest,aged 30x20,aged 300x2,signed-in,new model")
+    ap.add_argument("--cases", default="honest,aged 30x20,aged 300x2,signed-in,new model,fresh,fresh honest")
     args = ap.parse_args()
     first, last = (int(x) for x in args.seeds.split("-"))
     seeds = range(first, last + 1)
     print(f"seeds {first}–{last}; Δ against the honest votes alone (every honest vote counted); ΔElo default: "
           "mean / worst |Δ|; Δrank < 0: the target climbed")
     print(f"{'case':<12} {'ΔElo default':>16} {'ΔElo every':>11} {'Δrank def':>10} {'Δrank every':>11} "
-          f"{'honest out':>11} {'kept on target':>15} {'false':>6} {'counted again':>13}")
+          f"{'honest out':>11} {'kept on target':>15} {'false':>6} {'counted again':>13} {'found':>6}")
     for name in [c for c in args.cases.split(",") if c]:
         started = time.perf_counter()
         rows = [measure(name, s) for s in seeds]
@@ -111,7 +118,8 @@ def main() -> None:
               f"{col['d_every'].mean():+11.1f} {col['r_default'].mean():+10.1f} {col['r_every'].mean():+11.1f} "
               f"{col['honest_out'].mean():7.0f} ({100 * col['honest_share'].mean():.1f}%) "
               f"{100 * col['kept_target'].mean():14.1f}% {int((col['false'] > 0).sum()):>3}/{len(rows)} "
-              f"{int(col['guarded'].sum()):>13}   [{time.perf_counter() - started:.0f} s]")
+              f"{int(col['guarded'].sum()):>13} {int(col['found'].sum()):>3}/{len(rows)}"
+              f"   [{time.perf_counter() - started:.0f} s]")
     for name, count, start in (("small", args.small_seeds, first), ("casual", args.casual_seeds, 300)):
         if not count:
             continue

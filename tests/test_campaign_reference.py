@@ -169,3 +169,53 @@ def test_a_weak_models_run_of_wins_gets_a_tail_no_smaller_than_the_exact_one(mu,
     exact = binom.sf(k - 1, n, mu)
     normal = norm.sf(z[0])
     assert lift[0] >= normal and abs(np.log(lift[0] / exact)) < abs(np.log(normal / exact))
+
+
+def fresh_arena(seed: int, attack: bool) -> tuple[VoteTable, np.ndarray, int]:
+    """A new arena where every id is new (2,500 honest ids, 1–8 votes each within two days of their first,
+    over 14 days) and, when ``attack``, 150 more ids × 2 votes for Table 2's rank 15 in the last two days."""
+    rng = np.random.default_rng(seed)
+    r = np.asarray(TABLE2_RATINGS)
+    m, honest = r.size, 2500
+    sizes = rng.integers(1, 9, honest)
+    voter = np.repeat(np.arange(honest), sizes)
+    first = rng.uniform(0, 14 * DAY, honest)
+    t = first[voter] + rng.uniform(0, 2 * DAY, voter.size)
+    a = rng.integers(0, m, voter.size)
+    b = (a + rng.integers(1, m, voter.size)) % m
+    p = 1.0 / (1.0 + 10.0 ** ((r[b] - r[a]) / 400.0))
+    o = np.where(rng.random(voter.size) < 0.1, 2, np.where(rng.random(voter.size) < p, OUTCOME_A, OUTCOME_B))
+    target = int(np.argsort(-r, kind="stable")[14])
+    kind = np.zeros(voter.size, bool)
+    if attack:
+        k = 300
+        voter = np.r_[voter, honest + np.arange(k) // 2]
+        other = (target + rng.integers(1, m, k)) % m
+        left = rng.random(k) < 0.5
+        a, b = np.r_[a, np.where(left, target, other)], np.r_[b, np.where(left, other, target)]
+        o = np.r_[o, np.where(left, OUTCOME_A, OUTCOME_B)]
+        t = np.r_[t, rng.uniform(12 * DAY, 14 * DAY, k)]
+        kind = np.r_[kind, np.ones(k, bool)]
+    order = np.argsort(t, kind="stable")
+    n = order.size
+    table = VoteTable(models=tuple(f"m{k:02d}" for k in range(m)), a=a[order].astype(np.int32),
+                      b=b[order].astype(np.int32), outcome=o[order].astype(np.int8), subjects=(),
+                      subject=np.full(n, -1, np.int32), question_types=(), question_type=np.full(n, -1, np.int32),
+                      features={}, timestamp=1.78e9 + t[order],
+                      voters=tuple(f"anon-{k:05d}" for k in range(int(voter.max()) + 1)),
+                      voter=voter[order].astype(np.int32))
+    return table, kind[order], target
+
+
+@pytest.mark.parametrize("seed", [41, 42])
+def test_a_campaign_on_a_fresh_arena_is_found_against_the_other_days(seed):
+    """No id has a history, so the reference is every vote outside the window: 150 ids × 2 votes for the
+    target are found and left out; the same arena without them reports nothing."""
+    table, attack, target = fresh_arena(seed, True)
+    found = detect_campaigns(table.models, table.voters, table.voter, table.a, table.b, table.outcome,
+                             table.timestamp)
+    assert [c.model for c in found.campaigns] == [table.models[target]]
+    assert found.drop[attack].mean() >= 0.95 and found.drop[~attack].mean() <= 0.002
+    honest, _, _ = fresh_arena(seed, False)
+    assert detect_campaigns(honest.models, honest.voters, honest.voter, honest.a, honest.b, honest.outcome,
+                            honest.timestamp).campaigns == ()

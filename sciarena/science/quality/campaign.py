@@ -24,7 +24,8 @@ are tested too, for the same reason. The windows are 1, 2, 4 … days long (``WI
 votes when untimed), stepping back from the last vote by half their length, so a campaign is compared
 with the few honest votes of its own days rather than diluted by months of them; a window is tested
 when it holds ``MIN_NEW`` decisive cohort votes on m and leaves at least ``REFERENCE_SHARE`` of the
-reference outside it. Bonferroni over every (cohort, model, window, side) tested — Holm's first step
+reference outside it (a young arena, with established votes under ``MIN_REFERENCE`` battles per model,
+uses every vote outside the window as its reference). Bonferroni over every (cohort, model, window, side) tested — Holm's first step
 — keeps the chance of reporting any campaign in an honest history at ``alpha`` (measured over seeds:
 benchmarks/bench_rigging.py, benchmarks/bench_campaigns.py). Detection is stepwise: the most significant window
 is taken, its votes set aside (out of the reference too), and the rest tested again, so that the
@@ -325,12 +326,15 @@ def detect_campaigns(models: tuple[str, ...], voters: tuple[str, ...], voter: np
     new = new_votes(voters, voter, times)
     drop = np.zeros(n, dtype=bool)
     old = ~new
-    if not old.any() or not (voter >= 0).any():
+    if not (voter >= 0).any():
         return CampaignCheck((), drop, new, alpha)
-    share = _battle_shares(n_models, a[old], b[old])
+    # A young arena (established votes under MIN_REFERENCE battles per model): every vote outside a
+    # window is its reference, so a campaign on a fresh arena is still seen against the other days.
+    base = old if 2.0 * old.sum() >= MIN_REFERENCE * n_models else np.ones(n, dtype=bool)
+    share = _battle_shares(n_models, a[base], b[base])
     fresh = np.bincount(voter[old & (voter >= 0)], minlength=max(int(voter.max()) + 1, 0)) == 0  # never established
-    rate = (np.bincount(a[old], minlength=n_models) + np.bincount(b[old], minlength=n_models) + 1.0) / (
-        old.sum() + n_models)  # the share of the history's battles each model plays in
+    rate = (np.bincount(a[base], minlength=n_models) + np.bincount(b[base], minlength=n_models) + 1.0) / (
+        base.sum() + n_models)  # the share of the history's battles each model plays in
     t = np.full(n, np.nan) if times is None else np.asarray(times, dtype=np.float64)
     timed = bool(np.isfinite(t).all())
     pos = t if timed else np.arange(n, dtype=np.float64)  # untimed: windows counted in votes
@@ -338,7 +342,7 @@ def detect_campaigns(models: tuple[str, ...], voters: tuple[str, ...], voter: np
     scanned = new if new.any() else cohorts[1]
     starts, stops = _spans(pos[scanned], WINDOW_S if timed else float(WINDOW_VOTES))
     tested = [c.copy() for c in cohorts]
-    reference = old.copy()  # established votes not set aside
+    reference = base.copy()  # established votes (or, young, all votes) not set aside
     refs = leave_window_out(n_models, a, b, outcome, pos, reference, starts, stops, REFERENCE_SHARE)
     taken = np.zeros((len(cohorts), n_models), dtype=bool)  # a window taken whole: the rest of m's votes count
     pieces: dict[tuple[int, str, int], tuple[np.ndarray, float]] = {}  # (model, direction, cohort) → (votes, p)
@@ -369,7 +373,7 @@ def detect_campaigns(models: tuple[str, ...], voters: tuple[str, ...], voter: np
         every_piece |= votes
     for (m, direction, c), (votes, p) in pieces.items():
         others = every_piece & ~votes
-        verdict = guard(n_models, m, votes, others, old, a, b, outcome, pos, models[m])
+        verdict = guard(n_models, m, votes, others, base, a, b, outcome, pos, models[m])
         found.append(dataclasses.replace(_record(models[m], direction, COHORTS[c], votes, p, m, a, b, outcome,
                                                  voter, t), counted_again=verdict.counted_again,
                                          warning=verdict.warning))
