@@ -2,9 +2,9 @@
 
 The real app (`python app.py`, offline: bundled corpus, offline baselines) runs in a child process on loopback;
 gradio_client starts N battles through the public /battle endpoint, each in a new Gradio session (a new
-visitor), and never votes. The child's resident memory (VmRSS) is read before and after. Run once without a
-cap (the default, 2,000 sessions, is above N) and once with a small cap: with the cap the growth stops at the
-cap. Also: the size of one unvoted battle's record (pickled, as Gradio keeps it in the session state).
+visitor), and never votes. The child's resident memory (VmRSS) is read before and after. Two servers run at
+once: one with the default cap (2,000 sessions, above N) and one with a small cap, where the growth stops at
+the cap. Also: the size of one unvoted battle's record (pickled, as Gradio keeps it in the session state).
 
 Run: python benchmarks/bench_unvoted_memory.py [--battles 1000] [--cap 200] [--threads 4]
 """
@@ -92,7 +92,11 @@ def measure(count: int, cap: int | None, threads: int) -> tuple[float, float, fl
             return before, rss_mb(child.pid), time.perf_counter() - start
         finally:
             child.terminate()
-            child.wait(timeout=30)
+            try:
+                child.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # a stuck shutdown must not lose the measurement
+                child.kill()
+                child.wait()
 
 
 def record_size() -> int:
@@ -137,8 +141,10 @@ def main() -> None:
     args = parser.parse_args()
     print(f"one unvoted battle's session record, pickled: {record_size() / 1024:.1f} kB")
     print(f"Gradio's own state for one session (traced): {gradio_session_size():.0f} kB")
-    for cap in (None, args.cap):
-        before, after, took = measure(args.battles, cap, args.threads)
+    caps = (None, args.cap)
+    with ThreadPoolExecutor(len(caps)) as pool:  # both servers at once: the same load on each
+        results = list(pool.map(lambda cap: measure(args.battles, cap, args.threads), caps))
+    for cap, (before, after, took) in zip(caps, results):
         label = "default cap (2,000 sessions)" if cap is None else f"SCIARENA_MAX_SESSIONS={cap}"
         print(f"{label}: {args.battles} unvoted battles in {took:.0f} s; server RSS {before:.0f} → {after:.0f} MB "
               f"(+{after - before:.0f} MB, {(after - before) * 1024 / args.battles:.0f} kB a battle)")

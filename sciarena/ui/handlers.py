@@ -188,12 +188,18 @@ class ArenaHandlers:
         yield from self._showing(self._stream(progress, turn))
 
     def _showing(self, updates: Iterator[Updates]) -> Iterator[Updates]:
-        """The page's updates with the id of the battle they show (``ArenaView.shown_battle``)."""
-        for update in updates:
-            session = update.get(self.view.session)
-            if self.view.shown_battle is not None and session is not None and session.battle is not None:
-                update = {**update, self.view.shown_battle: session.battle.battle_id}
-            yield update
+        """The page's updates with the id of the battle they show (``ArenaView.shown_battle``). Closing this
+        closes ``updates`` at once, so a cancelled battle stops as ``_stream`` promises."""
+        try:
+            for update in updates:
+                session = update.get(self.view.session)
+                if self.view.shown_battle is not None and session is not None and session.battle is not None:
+                    update = {**update, self.view.shown_battle: session.battle.battle_id}
+                yield update
+        finally:
+            close = getattr(updates, "close", None)
+            if close is not None:
+                close()
 
     def follow_up_lock(self, session: ArenaSession | None) -> Updates:
         """Ask (before the stream): voting and the follow-up box close while the next answers are written
