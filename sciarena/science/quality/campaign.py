@@ -67,7 +67,7 @@ MIN_NEW = 20  # new decisive votes on a model before it is tested: no test on a 
 # handful of votes, the linearised variance is far too small (a small arena of casual voters: 4 of 10
 # honest seeds reported a campaign) and the weak prior alone does not make up for it.
 MIN_REFERENCE = 50
-REFERENCE_SHARE = 0.5  # a window is tested only when it leaves half the reference votes outside it
+REFERENCE_SHARE = 0.25  # a window is tested only when it leaves a quarter of the reference votes outside it
 COHORTS = ("new", "established")
 LIKELIHOOD = "likelihood"
 LIFT, SINK = "lift", "sink"

@@ -1,8 +1,10 @@
 """Vouching: which votes count on the default board, as a filter step over a board's vote table.
 
-Campaigns (``campaign.detect_campaigns``: new voter ids that as a group lift or sink a model) are found
+Campaigns (``campaign.detect_campaigns``: voter ids, new or established, that as a group lift or sink a
+model; ``guard`` counts one again when leaving it out would do harm) are found
 first, over every vote in the order cast (timestamps; untimed votes last). The quality check
-(``check.check_votes``: the paper's A.5 plus the position and consensus tests, Holm at ``alpha``) then
+(``check.check_votes``: the paper's A.5 plus the position and consensus tests, Holm within a voter and
+Benjamini–Hochberg over voters at ``alpha``) then
 runs on every other vote, redacted ones too: they say as much about a voter; a campaign's votes are
 not part of the consensus honest voters are judged by. Flagged voters' votes and battles whose
 answers were redacted for naming a model are left out unless included; votes without a voter id are
