@@ -30,12 +30,13 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from typing import Callable
 
-from sciarena.answer.canonical import Reading, canonical_char, canonical_word, read
+from sciarena.answer.canonical import Reading, canonical_char, canonical_word, looks, read
 from sciarena.answer.mathspan import drawn, math_spans
 from sciarena.answer.names import Names
 from sciarena.core.text import locate
 
 PLACEHOLDER = "[hidden until the vote: it named a model]"
+_SPELLED_ON = re.compile(r"\s{1,3}[^\W_](?:[\s.,\-=·]|$)")
 _SENTENCE_END = re.compile(r"[.!?。！？;](?=\s)|\n")
 _PRONOUNS = frozenset(canonical_word(w) for w in ("I", "I'm", "I've", "I'd", "I'll", "Im"))
 _ME = frozenset(canonical_word(w) for w in ("me", "my", "myself"))
@@ -86,6 +87,9 @@ class Blind:
     def __init__(self, names: Names, topic: str = "") -> None:
         self._names = names
         self._strong = tuple(sorted(names.strong, key=len, reverse=True))
+        self._short = frozenset(n for n in names.ordinary if len(n) <= 2)
+        self._ordinary_looks = frozenset(looks(n) for n in names.ordinary | names.versioned if len(n) > 2)
+        self._glue_looks = self._ordinary_looks | {looks(g) for g in _GLUE}
         self._topic = self._brands_in(topic) if topic else frozenset()
 
     def hide(self, text: str, *, partial: bool = False) -> Hidden:
@@ -97,7 +101,7 @@ class Blind:
         sentences = _sentences(reading)
         sources = _source_spans(reading, sentences)
         named = {i for i, (start, end) in enumerate(sentences) if self._names_a_model(reading, start, end)}
-        named |= self._math_hits(text, sources)
+        named |= self._math_hits(text, reading, sentences, sources)
         cut = self._prefix_cut(reading) if partial else None
         pieces: list[str] = []
         last = 0
@@ -113,14 +117,26 @@ class Blind:
             pieces.append(text[last:cut])
         return Hidden("".join(pieces), len(named), cut is not None)
 
-    def _math_hits(self, text: str, sources: list[tuple[int, int]]) -> set[int]:
-        """Sentences holding a math span whose letters, read as drawn or as code, spell a name."""
+    def _math_hits(self, text: str, reading: Reading, sentences: list[tuple[int, int]],
+                   sources: list[tuple[int, int]]) -> set[int]:
+        """Sentences holding a math span whose letters, read as drawn or as code, spell a name (an ordinary one
+        where the sentence speaks of itself)."""
         starts = [s for s, _ in sources]
         hits = set()
         for a, b in math_spans(text):
             letters = canonical_word(drawn(text[a:b]))
+            at = max(0, bisect_right(starts, a) - 1)
             if any(name in letters or name[::-1] in letters for name in self._strong):
-                hits.add(max(0, bisect_right(starts, a) - 1))
+                hits.add(at)
+            elif any(n in looks(letters) or n[::-1] in looks(letters) for n in self._ordinary_looks) or any(
+                    n in letters for n in self._short):
+                lo, hi = _letter_range(reading, *sentences[at])
+                tokens = _tokens(reading, lo, hi)
+                cued = any(t.letters in _AFTER_NAME for t in tokens) or any(
+                    x.letters == _THIS and y.letters == canonical_word("is") for x, y in zip(tokens, tokens[1:]))
+                if tokens and (cued or _speaks_of_itself(tokens, self._is_name,
+                                                         reading.view.text[sentences[at][0]] in "-–—~")):
+                    hits.add(at)
         return hits
 
     def names_in(self, text: str) -> bool:
@@ -148,18 +164,21 @@ class Blind:
             if not self._other_sense(reading, tokens, a, b, brand):
                 return True
         for index, token in enumerate(tokens):
-            word = _glued(tokens, index)
-            if self._ordinary(word) and (speaks or _after_name(reading, tokens, token.first + len(token.letters))
-                                         or _this_is(tokens, token.first)):
+            # the token (or its run of single letters), and with the next one or two ("Le Chat", "Ernie Bot")
+            joined = ("".join(t.letters for t in tokens[index:index + k]) for k in (2, 3))
+            if (self._ordinary(_glued(tokens, index)) or any(self._ordinary(w) for w in joined)) and (
+                    speaks or _after_name(reading, tokens, _run_end(tokens, index))
+                    or _this_is(tokens, token.first)):
                 return True
         return self._spelled(reading.view.text[start:end])
 
     def _strong_hits(self, reading: Reading, lo: int, hi: int) -> list[tuple[int, int, str]]:
         hits = []
-        for letters in (reading.letters, reading.looks):
+        for letters, folded in ((reading.letters, False), (reading.looks, True)):
             part = letters[lo:hi]
             for name in self._strong:
-                for form in (name, name[::-1]):
+                shape = looks(name) if folded else name  # "gemin1-2.5-pro" is gemini-2.5-pro drawn with digits
+                for form in (shape, shape[::-1]):
                     at = part.find(form)
                     while at >= 0:
                         a, b = lo + at, lo + at + len(form)
@@ -170,26 +189,45 @@ class Blind:
 
     def _versioned_hits(self, reading: Reading, lo: int, hi: int) -> list[tuple[int, int, str]]:
         hits = []
-        part = reading.letters[lo:hi]
+        part = reading.looks[lo:hi]
         for brand in self._names.versioned:
-            at = part.find(brand)
+            shape = looks(brand)
+            at = part.find(shape)
             while at >= 0:
-                a, b = lo + at, lo + at + len(brand)
+                a, b = lo + at, lo + at + len(shape)
                 starts = a == 0 or reading.token[a - 1] != reading.token[a]
                 if starts and b < hi and reading.letters[b].isdigit():
                     hits.append((a, b, brand))
-                at = part.find(brand, at + 1)
+                at = part.find(shape, at + 1)
         return hits
 
-    def _ordinary(self, word: str) -> bool:
-        names = self._names
-        if word in names.ordinary or word in names.versioned:
+    def _ordinary(self, word: str, inside: bool = True) -> bool:
+        """Whether a token (or a run of single letters) is an ordinary name, forwards or backwards, with digits
+        read as the letters they resemble ("C1aude"). It is only asked where the answer speaks of itself;
+        ``inside``, a name glued to a pronoun, another name, a glue word or a letter or two counts too
+        ("I'mGemini", "GeminiBot", "MetaLlama", "xGoogle"), a name inside an ordinary word does not
+        ("meta-analysis", "llama-derived"). Two-character names (o3, 4o, k2) are numbers' neighbours: their
+        digits count as written, never folded ("10" and "03" are numbers), alone, backwards or glued."""
+        if not word:
+            return False
+        if word in self._short or word[::-1] in self._short:  # as written ("1o" is o1 backwards; "10" is ten)
             return True
-        # glued: "I'mGemini", "GeminiBot", "MetaLlama" — an ordinary name joined to a pronoun or another name
-        for name in names.ordinary:
-            if len(name) >= 3 and name in word and word != name:
-                rest = word.replace(name, " ", 1).split()
-                if all(r in _PRONOUNS or r in names.ordinary or r in _GLUE for r in rest):
+        if inside:
+            for n in self._short:  # "x4o", "I'm4o", "The4oBot": glue words or one letter either side
+                at = word.find(n)
+                if at >= 0 and all(r == "" or (len(r) == 1 and r.isalpha()) or looks(r) in self._glue_looks
+                                   for r in (word[:at], word[at + len(n):])):
+                    return True
+        seen = looks(word)
+        forms = self._ordinary_looks
+        if seen in forms or seen[::-1] in forms:
+            return True
+        if not inside:
+            return False
+        for name in forms:
+            for form in (name, name[::-1]):
+                at = seen.find(form)
+                if at >= 0 and all(len(r) <= 2 or r in self._glue_looks for r in (seen[:at], seen[at + len(form):])):
                     return True
         return False
 
@@ -267,9 +305,10 @@ class Blind:
         return None
 
 
-# Words a name may be glued to and still be a name ("GeminiBot", "ThisIsGrok").
-_GLUE = frozenset(canonical_word(w) for w in ("bot", "ai", "here", "this", "is", "am", "the", "model", "from",
-                                              "by", "thisis", "lam", "me", "my"))
+# Words a name may be glued to and still be read as a name ("GeminiBot", "ThisIsGrok", "I'mGemini").
+_GLUE = frozenset(canonical_word(w) for w in (
+    "bot", "ai", "here", "this", "is", "am", "the", "model", "from", "by", "thisis", "iam", "me", "my", "i'm",
+    "im", "it's", "called", "named", "team", "assistant", "chat", "llm"))
 
 
 def _sentences(reading: Reading) -> list[tuple[int, int]]:
@@ -278,6 +317,10 @@ def _sentences(reading: Reading) -> list[tuple[int, int]]:
     out = []
     last = 0
     for m in _SENTENCE_END.finditer(text):
+        at = m.start()
+        if m.group() != "\n" and _SPELLED_ON.match(text, m.end()) and at and (text[at - 1].isspace() or (
+                text[at - 1].isalnum() and (at < 2 or not text[at - 2].isalnum()))):
+            continue  # a dot inside a run of single characters ("Z . a i", "2 . 5"): the name goes on
         out.append((last, m.end()))
         last = m.end()
     out.append((last, len(text)))
@@ -344,6 +387,14 @@ def _glued(tokens: list[_Token], index: int) -> str:
     return "".join(run)
 
 
+def _run_end(tokens: list[_Token], index: int) -> int:
+    """The letter index after a token, or after its run of single letters ("G e m i n i here")."""
+    end = index
+    while len(tokens[index].letters) == 1 and end + 1 < len(tokens) and len(tokens[end + 1].letters) == 1:
+        end += 1
+    return tokens[end].first + len(tokens[end].letters)
+
+
 def _speaks_of_itself(tokens: list[_Token], is_name: Callable[[str], bool], dash: bool) -> bool:
     """First person, "this answer", "the text you are reading", "you are talking to": the sentence is about
     the answer or its author."""
@@ -351,7 +402,7 @@ def _speaks_of_itself(tokens: list[_Token], is_name: Callable[[str], bool], dash
     for i, token in enumerate(tokens):
         word = letters[i]
         raw = token.raw.strip("\"'“”‘’«»[]*_~`,:;!?.")
-        if word in _PRONOUNS and raw[:1] and not raw[:1].islower() and "(" not in token.raw and ")" not in token.raw:
+        if word in _PRONOUNS and raw[:1].isalpha() and not raw[:1].islower() and "(" not in token.raw and ")" not in token.raw:
             if word != canonical_word("I") or i == 0 or letters[i - 1] not in _NUMERAL_BEFORE:
                 if not (word == canonical_word("I") and i + 1 < len(tokens) and tokens[i + 1].raw[:1] in "-–—"):
                     return True
@@ -410,7 +461,8 @@ def _spelled_runs(text: str, with_start: bool = False):  # type: ignore[no-untyp
     start = 0
     last_end = -1
     for m in _WORD.finditer(text):
-        letter = LETTER_NAMES.get(m.group().lower())
+        word = m.group()
+        letter = LETTER_NAMES.get(word.lower()) or (word if len(word) == 1 else None)  # "α" among them
         joined = last_end >= 0 and _SPELL_GAP.fullmatch(text, last_end, m.start()) is not None
         if letter and (joined or not run):
             if not run:

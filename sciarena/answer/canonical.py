@@ -24,8 +24,9 @@ from confusable_homoglyphs import confusables
 from sciarena.core.text import View, reading_view
 
 _DIGIT_LOOKS = str.maketrans("013457", "oleast")
-_LETTER_NAME = re.compile(r"\bLETTER (?:SMALL CAPITAL |SMALL |CAPITAL )?([A-Z])\b(?! WITH STROKE)")
+_LETTER_NAME = re.compile(r"\bLETTER (?:SMALL CAPITAL |SMALL |CAPITAL )?([A-Z])\b")
 _BREAK = " "  # what canonical_char returns for whitespace: a token break
+_LONG = 10
 
 
 @functools.lru_cache(maxsize=8192)  # a few thousand distinct characters cover any real text
@@ -93,7 +94,9 @@ class Reading:
             return True
         starts = start == 0 or self.token[start - 1] != self.token[start]
         ends = end == len(self.letters) or self.token[end] != self.token[end - 1]
-        return starts and ends
+        # a long name across words is a name even glued on one side ("Allen Institute for AIBot"); a short one
+        # needs both ends ("open air" does not hold "openai")
+        return (starts and ends) or (end - start >= _LONG and (starts or ends))
 
     def token_letters(self, start: int) -> tuple[int, int]:
         """The span of letters of the token letter ``start`` is in."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from sciarena.answer.canonical import canonical_word
+from sciarena.answer.canonical import canonical_word, looks
 from sciarena.core.settings import DEFAULT_CATALOGUE, PACKAGE_DIR
 from sciarena.core.types import ModelSpec
 
@@ -56,7 +56,7 @@ class Names:
         text must not end with (the rest of the name may be in the next chunk)."""
         out: set[str] = set()
         for name in self.strong | self.versioned:
-            for form in (name, name[::-1]):
+            for form in (name, name[::-1], looks(name), looks(name)[::-1]):
                 out.update(form[:k] for k in range(3, len(form)))
         return frozenset(out)
 

@@ -50,17 +50,20 @@ class BattleRunner:
     on each side's own thread as that side's text and answer arrive, so it must be thread-safe.
     ``tick_s`` is the longest the stream goes without a snapshot while both models are silent.
     ``sleep`` waits between the pieces of a held side's replay (REPLAY_STEP_S); tests pass one that moves their
-    clock instead, so the pace is checked against the clock without waiting in real time."""
+    clock instead, so the pace is checked against the clock without waiting in real time.
+    ``second_reading=False`` applies the precise redactor alone (redact.Shield), for tests that show what the blind
+    reading adds."""
 
     def __init__(self, providers: Mapping[str, Provider], timeout_s: float = 120.0,
                  clock: Callable[[], float] = time.monotonic, editor: "LLMPostprocessor | None" = None,
-                 tick_s: float = 0.5, sleep: Callable[[float], None] = time.sleep) -> None:
+                 tick_s: float = 0.5, sleep: Callable[[float], None] = time.sleep, second_reading: bool = True) -> None:
         self._providers = providers
         self._timeout_s = timeout_s
         self._clock = clock
         self._sleep = sleep
         self._tick_s = tick_s
         self._editor = editor  # the optional LLM postprocessor
+        self._second_reading = second_reading
 
     def run(self, battle: Battle, request: GenerationRequest,
             requests: Mapping[str, GenerationRequest] | None = None) -> Iterator[Progress]:
@@ -73,7 +76,7 @@ class BattleRunner:
         events: queue.Queue[SideEvent] = queue.Queue()
         per_side = dict(requests or {"a": request, "b": request})
         asked = " ".join([*(e.question for e in request.history), request.question])
-        shield = Shield(asked, per_side["a"].references + per_side["b"].references)
+        shield = Shield(asked, per_side["a"].references + per_side["b"].references, second_reading=self._second_reading)
         start = self._clock()
         specs = {"a": battle.model_a, "b": battle.model_b}
         stop = threading.Event()  # set when this generator ends: abandoned sides stop generating (and billing)

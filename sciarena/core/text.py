@@ -190,9 +190,15 @@ def _emit(char: str, index: int, out: list[str], origin: list[int]) -> None:
     origin.extend([index] * len(folded))
 
 
+_COMBINING_LETTER = re.compile(r"COMBINING LATIN (?:SMALL |CAPITAL )?LETTER (?:SMALL CAPITAL )?([A-Z])$")
+
+
 @functools.lru_cache(maxsize=4096)  # a few thousand distinct characters cover any real text
 def _fold_char(char: str) -> str:
     category = unicodedata.category(char)
+    letter = _COMBINING_LETTER.match(unicodedata.name(char, "")) if category == "Mn" else None
+    if letter:  # a combining letter (U+0363 "ͣ", U+1DDF "ᷟ") is drawn as a small letter: read it as one
+        return letter.group(1).lower()
     if category in ("Cf", "Mn", "Me", "Cc") or char in "\u00ad\u034f\u115f\u1160\u3164":
         return ""  # zero-width, soft hyphen, bidi controls, combining marks, fillers
     if category.startswith("Z"):
