@@ -124,12 +124,13 @@ class Blind:
         starts = [s for s, _ in sources]
         hits = set()
         for a, b in math_spans(text):
-            letters = canonical_word(drawn(text[a:b]))
+            # as drawn, and as the code a span off the allowlist is shown as ("\\text{Code}\\x" reads "Codex")
+            readings = (canonical_word(drawn(text[a:b])), canonical_word(_inside_delimiters(text[a:b])))
             at = max(0, bisect_right(starts, a) - 1)
-            if any(name in letters or name[::-1] in letters for name in self._strong):
+            if any(name in letters or name[::-1] in letters for name in self._strong for letters in readings):
                 hits.add(at)
-            elif any(n in looks(letters) or n[::-1] in looks(letters) for n in self._ordinary_looks) or any(
-                    n in letters for n in self._short):
+            elif any(n in looks(letters) or n[::-1] in looks(letters) for n in self._ordinary_looks
+                     for letters in readings) or any(n in letters for n in self._short for letters in readings):
                 lo, hi = _letter_range(reading, *sentences[at])
                 tokens = _tokens(reading, lo, hi)
                 cued = any(t.letters in _AFTER_NAME for t in tokens) or any(
@@ -311,6 +312,39 @@ _GLUE = frozenset(canonical_word(w) for w in (
     "im", "it's", "called", "named", "team", "assistant", "chat", "llm"))
 
 
+def _inside_delimiters(span: str) -> str:
+    """A math span without its delimiters ($…$, $$…$$, \\(…\\), \\[…\\]), so its code is read as characters."""
+    for opener, closer in (("$$", "$$"), ("\\(", "\\)"), ("\\[", "\\]"), ("$", "$")):
+        if span.startswith(opener) and span.endswith(closer) and len(span) >= len(opener) + len(closer):
+            return span[len(opener):len(span) - len(closer)]
+    return span
+
+
+_SPELLED_TWO = re.compile(r"\s{1,3}[^\W_][\s.,\-=·]{1,3}[^\W_](?:[\s.,\-=·]|$)")
+_RUN_SEPARATORS = " \t.,-=·"
+
+
+def _inside_spelled_run(text: str, at: int, after: int) -> bool:
+    """Whether the stop at ``at`` sits inside a run of single characters ("C. l. a. u. d. e", "Z . a i", "2 . 5"),
+    where a name goes on, rather than ending a sentence after a one-letter word ("above 4,000 m. I am …",
+    "by 3 °C. I am …" are two sentences each)."""
+    if not _SPELLED_ON.match(text, after):
+        return False
+    if text[at - 1].isspace():
+        return True
+    if not (text[at - 1].isalnum() and (at < 2 or text[at - 2].isspace() or text[at - 2] in "([{\"'")):
+        return False
+    return _single_before(text, at - 1) or bool(_SPELLED_TWO.match(text, after))
+
+
+def _single_before(text: str, i: int) -> bool:
+    """Whether a single character, then one to three separators, comes just before index ``i``."""
+    j, skipped = i - 1, 0
+    while j >= 0 and text[j] in _RUN_SEPARATORS and skipped < 3:
+        j, skipped = j - 1, skipped + 1
+    return skipped > 0 and j >= 0 and text[j].isalnum() and (j == 0 or not text[j - 1].isalnum())
+
+
 def _sentences(reading: Reading) -> list[tuple[int, int]]:
     """Sentences and lines of the view, as (start, end) view indices without surrounding whitespace."""
     text = reading.view.text
@@ -318,9 +352,8 @@ def _sentences(reading: Reading) -> list[tuple[int, int]]:
     last = 0
     for m in _SENTENCE_END.finditer(text):
         at = m.start()
-        if m.group() != "\n" and _SPELLED_ON.match(text, m.end()) and at and (text[at - 1].isspace() or (
-                text[at - 1].isalnum() and (at < 2 or not text[at - 2].isalnum()))):
-            continue  # a dot inside a run of single characters ("Z . a i", "2 . 5"): the name goes on
+        if m.group() != "\n" and at and _inside_spelled_run(text, at, m.end()):
+            continue
         out.append((last, m.end()))
         last = m.end()
     out.append((last, len(text)))
