@@ -100,7 +100,8 @@ class Blind:
         reading = read(text)
         sentences = _sentences(reading)
         sources = _source_spans(reading, sentences)
-        named = {i for i, (start, end) in enumerate(sentences) if self._names_a_model(reading, start, end)}
+        hits = self._hits(reading)
+        named = {i for i, (start, end) in enumerate(sentences) if self._names_a_model(reading, start, end, hits)}
         named |= self._math_hits(text, reading, sentences, sources)
         cut = self._prefix_cut(reading) if partial else None
         pieces: list[str] = []
@@ -143,33 +144,51 @@ class Blind:
     def names_in(self, text: str) -> bool:
         """Whether any sentence of ``text`` names a model (the independent check after the vote)."""
         reading = read(text)
-        return any(self._names_a_model(reading, s, e) for s, e in _sentences(reading))
+        hits = self._hits(reading)
+        return any(self._names_a_model(reading, s, e, hits) for s, e in _sentences(reading))
+
+    def _hits(self, reading: Reading) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
+        """Strong and versioned names in the whole reading, searched once (a name is searched for once per
+        text, not once per sentence), in order of where they start."""
+        n = len(reading.letters)
+        return sorted(self._strong_hits(reading, 0, n)), sorted(self._versioned_hits(reading, 0, n))
 
     # ------------------------------------------------------------------ one sentence
 
-    def _names_a_model(self, reading: Reading, start: int, end: int) -> bool:
+    def _names_a_model(self, reading: Reading, start: int, end: int,
+                       hits: tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]) -> bool:
         """Whether view characters ``start:end`` (one sentence) name a model."""
         lo, hi = _letter_range(reading, start, end)
         if lo >= hi:
             return False
         tokens = _tokens(reading, lo, hi)
+        firsts = [t.first for t in tokens]
+        words = frozenset(t.letters for t in tokens)
+
+        def near(at: int) -> list[_Token]:
+            """The few tokens around letter ``at``: what the context checks read (constant work per name)."""
+            i = bisect_left(firsts, at)
+            return tokens[max(0, i - 3) : i + 4]
+
         speaks = _speaks_of_itself(tokens, self._is_name, reading.view.text[start] in "-–—~")
-        for a, b, name in self._strong_hits(reading, lo, hi):
-            if speaks or _after_name(reading, tokens, b) or _this_is(tokens, a):
+        strong, versioned = ([h for h in found[bisect_left(found, (lo,)):bisect_left(found, (hi,))] if h[1] <= hi]
+                             for found in hits)  # a name inside this sentence
+        for a, b, name in strong:
+            if speaks or _after_name(reading, near(b), b) or _this_is(near(a), a):
                 return True
-            if not self._other_sense(reading, tokens, a, b, name):
+            if not self._other_sense(reading, words, near(b), a, b, name):
                 return True
-        for a, b, brand in self._versioned_hits(reading, lo, hi):
-            if speaks or _after_name(reading, tokens, b) or _this_is(tokens, a):
+        for a, b, brand in versioned:
+            if speaks or _after_name(reading, near(b), b) or _this_is(near(a), a):
                 return True
-            if not self._other_sense(reading, tokens, a, b, brand):
+            if not self._other_sense(reading, words, near(b), a, b, brand):
                 return True
         for index, token in enumerate(tokens):
             # the token (or its run of single letters), and with the next one or two ("Le Chat", "Ernie Bot")
             joined = ("".join(t.letters for t in tokens[index:index + k]) for k in (2, 3))
             if (self._ordinary(_glued(tokens, index)) or any(self._ordinary(w) for w in joined)) and (
-                    speaks or _after_name(reading, tokens, _run_end(tokens, index))
-                    or _this_is(tokens, token.first)):
+                    speaks or _after_name(reading, near(_run_end(tokens, index)), _run_end(tokens, index))
+                    or _this_is(near(token.first), token.first)):
                 return True
         return self._spelled(reading.view.text[start:end])
 
@@ -232,7 +251,8 @@ class Blind:
                     return True
         return False
 
-    def _other_sense(self, reading: Reading, tokens: list[_Token], a: int, b: int, name: str) -> bool:
+    def _other_sense(self, reading: Reading, words: frozenset[str], tokens: list[_Token], a: int, b: int,
+                     name: str) -> bool:
         names = self._names
         brand = self._brand(name)
         if brand in self._topic or name in self._topic:
@@ -240,7 +260,6 @@ class Blind:
         ta, tb = reading.token_letters(a)
         if reading.letters[ta:tb] in names.not_names:
             return True
-        words = {t.letters for t in tokens}
         if words & names.other_senses.get(brand, frozenset()):
             return True
         if brand in names.person_names:
@@ -423,7 +442,9 @@ def _glued(tokens: list[_Token], index: int) -> str:
 def _run_end(tokens: list[_Token], index: int) -> int:
     """The letter index after a token, or after its run of single letters ("G e m i n i here")."""
     end = index
-    while len(tokens[index].letters) == 1 and end + 1 < len(tokens) and len(tokens[end + 1].letters) == 1:
+    # bounded: no name is longer than 64 letters, so a run of thousands of single letters costs 64 steps each
+    while (len(tokens[index].letters) == 1 and end + 1 < len(tokens) and len(tokens[end + 1].letters) == 1
+           and end - index < 64):
         end += 1
     return tokens[end].first + len(tokens[end].letters)
 
