@@ -40,7 +40,9 @@ _SYMBOLS = {
 }
 _SYMBOL_PATTERNS = tuple((re.compile(rf"(?<![A-Za-z]){pattern}(?![A-Za-z0-9])"), words)
                          for pattern, words in _SYMBOLS.items())
-_MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
+# A span is at most 400 characters (the longest math the page draws, answer/mathspan.py): unbounded, each of n
+# unclosed openers would scan to the end of the question (quadratic; tests/test_untrusted_text.py).
+_MATH = re.compile(r"\$\$(.{1,400}?)\$\$|\$(.{1,400}?)\$|\\\((.{1,400}?)\\\)|\\\[(.{1,400}?)\\\]", re.S)
 _WRAPPED = re.compile(r"\\(?:%s)\s*\{([^{}]*)\}" % "|".join(_TEXT_WRAPPERS))
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _HINTS = re.compile(r"[\\$_^]")
