@@ -100,7 +100,9 @@ def test_vote_by_key_take_the_answer_away_share_it_and_find_it_again(browser, ar
 
     # A battle voted without "share" is not found by anyone else; nor is a made-up id.
     page.locator("#new-battle").click()
-    page.locator("#share input").uncheck()
+    # consent belongs to one battle: the new one starts with the box open again and unticked
+    page.wait_for_function("() => { const box = document.querySelector('#share input');"
+                           " return box && !box.disabled && !box.checked; }", timeout=10_000)
     battle(page, SECOND)
     press_outside_inputs(page, "t")
     page.wait_for_function(REVEALED, timeout=15_000)
