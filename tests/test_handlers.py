@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import gradio as gr
 import pytest
+from page import page_states
 
 from sciarena.arena.rules import ArenaSession
 from sciarena.core.errors import NeedsKey, ProviderTimeout
@@ -454,11 +455,7 @@ def test_each_side_shows_the_answering_line_until_its_own_answer_is_complete_as_
     handlers = ui()
     v = handlers.view
     updates, _, _, _ = run_battle(handlers)
-    shown: dict = {}  # an update leaves out what did not change: the page keeps showing it
-    lines = set()
-    for update in updates:
-        shown.update(update)
-        lines.add(("step-status" in shown[v.answer_a], "step-status" in shown[v.answer_b]))
+    lines = {("step-status" in shown[v.answer_a], "step-status" in shown[v.answer_b]) for shown in page_states(updates)}
     assert {(True, False), (False, True)} & lines, lines  # one side done (no line), the other still answering
     about = " ".join(about_markdown(make_services()).split())
     assert "until that side's answer is complete" in about

@@ -7,6 +7,7 @@ from dataclasses import replace
 from types import SimpleNamespace
 
 import gradio as gr
+from page import page_states
 
 from sciarena.arena.runner import BattleRunner
 from sciarena.core.settings import Settings
@@ -94,17 +95,13 @@ def progress_lines(markup: str) -> list[str]:
 
 def battle_in_page(arena):
     """One battle on QUESTION through the page's handlers: (view, handlers, turn, what the page shows after each
-    update). An update leaves out the components it does not change, so each state is the last one with it."""
+    update, ``page.page_states``)."""
     with gr.Blocks():
         view = arena_tab()
     handlers = ArenaHandlers(arena, view)
     cleared = handlers.clear(0)
     turn = cleared[view.turn]
-    states, shown = [], {}
-    for update in handlers.battle(QUESTION, cleared[view.session], turn):
-        shown = {**shown, **update}
-        states.append(shown)
-    return view, handlers, turn, states
+    return view, handlers, turn, page_states(handlers.battle(QUESTION, cleared[view.session], turn))
 
 
 def test_before_the_vote_the_pipeline_side_streams_like_the_plain_side_and_its_steps_come_after(tmp_path, wire):
